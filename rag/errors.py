@@ -1,0 +1,32 @@
+"""One exception family. Each message says what happened and what to do next.
+
+The CLI (and later the HTTP app) converts these to user-facing messages in exactly one place.
+"""
+
+
+class RagError(Exception):
+    """Base class: anything the user can act on."""
+
+
+class InputError(RagError):
+    """The question or a request parameter is unusable (empty, too long, bad filter)."""
+
+
+class FormatError(RagError):
+    """An input file cannot be read as any known abstract format."""
+
+
+class IndexNotFoundError(RagError):
+    """There is no index yet, or it holds no papers."""
+
+
+class IndexMismatchError(RagError):
+    """The index was built by a different embedder or chunker than the settings ask for."""
+
+
+class StoreError(RagError):
+    """The data directory or the vector store cannot be read or written."""
+
+
+class EmbeddingError(RagError):
+    """The embedder could not be loaded or failed to embed."""

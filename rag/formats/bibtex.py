@@ -1,0 +1,114 @@
+"""BibTeX entries that carry an ``abstract`` field. A small tolerant reader: braces and quotes,
+``@string``/``@comment``/``@preamble`` skipped, an unbalanced entry reported with its line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..papers import make_paper
+from ..types import Paper
+from . import Problem
+
+_ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*[{(]")
+_FIELD = re.compile(r"\s*([A-Za-z][\w\-:]*)\s*=\s*")
+_SKIP_TYPES = {"string", "comment", "preamble"}
+
+
+def _entries(path: Path) -> Iterator[tuple[int, str, str]]:
+    """(line, type, body) for each entry, read line by line so that big files stream."""
+    buffer: list[str] = []
+    depth = 0
+    start = 0
+    kind = ""
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if depth == 0:
+                match = _ENTRY_START.search(line)
+                if not match:
+                    continue
+                if buffer:
+                    yield start, kind, "".join(buffer)
+                kind, start, buffer = match.group(1).lower(), number, []
+                line = line[match.end():]
+                depth = 1
+            for i, char in enumerate(line):
+                depth += {"{": 1, "}": -1}.get(char, 0)
+                if depth == 0:
+                    buffer.append(line[:i])
+                    yield start, kind, "".join(buffer)
+                    buffer, kind = [], ""
+                    break
+            else:
+                buffer.append(line)
+    if depth > 0 or buffer:
+        yield start, kind, "\x00unbalanced"
+
+
+def _value(body: str, pos: int) -> tuple[str, int]:
+    if body[pos] == "{":
+        depth, i = 0, pos
+        while i < len(body):
+            depth += {"{": 1, "}": -1}.get(body[i], 0)
+            if depth == 0:
+                return body[pos + 1 : i], i + 1
+            i += 1
+        raise ValueError("unbalanced braces")
+    if body[pos] == '"':
+        end = body.index('"', pos + 1)
+        return body[pos + 1 : end], end + 1
+    match = re.match(r"[^,\s}]+", body[pos:])
+    if not match:
+        raise ValueError("empty value")
+    return match.group(0), pos + match.end()
+
+
+def _fields(body: str) -> tuple[str, dict[str, str]]:
+    key, _, rest = body.partition(",")
+    fields: dict[str, str] = {}
+    pos = 0
+    while True:
+        match = _FIELD.match(rest, pos)
+        if not match:
+            break
+        value, pos = _value(rest, match.end())
+        fields[match.group(1).lower()] = " ".join(value.replace("{", "").replace("}", "").split())
+        pos = rest.find(",", pos)
+        if pos < 0:
+            break
+        pos += 1
+    return key.strip(), fields
+
+
+def _author_names(raw: str) -> tuple[str, ...]:
+    names = []
+    for part in re.split(r"\s+and\s+", raw):
+        last, comma, first = part.partition(",")
+        names.append(f"{first.strip()} {last.strip()}".strip() if comma else part.strip())
+    return tuple(n for n in names if n and n.lower() != "others")
+
+
+def read(path: Path) -> Iterator[Paper | Problem]:
+    for line, kind, body in _entries(path):
+        if kind in _SKIP_TYPES:
+            continue
+        if body == "\x00unbalanced":
+            yield Problem(path.name, line, "entry never closes (unbalanced braces); skipped")
+            continue
+        try:
+            key, fields = _fields(body)
+        except ValueError as exc:
+            yield Problem(path.name, line, f"malformed entry ({exc}); skipped")
+            continue
+        if not fields.get("abstract"):
+            yield Problem(path.name, line, f"entry {key or '?'} has no abstract; skipped")
+            continue
+        year = re.search(r"(19|20)\d\d", fields.get("year", ""))
+        venue = fields.get("journal") or fields.get("booktitle")
+        url = fields.get("url") or (f"https://doi.org/{fields['doi']}" if "doi" in fields else None)
+        yield make_paper(
+            key or f"bib-{line}", fields["abstract"], title=fields.get("title"),
+            authors=_author_names(fields.get("author", "")), year=int(year.group(0)) if year else None,
+            venue=venue, url=url, source=path.name, line=line,
+        )

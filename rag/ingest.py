@@ -1,0 +1,142 @@
+"""Ingest: read files, merge duplicates, chunk, embed what changed, upsert. Idempotent.
+
+Each batch is written to the vector index first and to the catalogue second, so an ingest that
+is killed half-way leaves nothing the next run cannot finish: unfinished papers are simply
+not in the catalogue yet, and their vectors (already in Chroma) are reused, not recomputed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .embedding import embed_batched
+from .formats import Problem, input_files, read_file
+from .library import Library
+from .papers import DuplicateFinder, merge, text_hash
+from .types import Chunk, Paper
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str, int], None]  # (event, amount): "total", "advance"
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    papers: int = 0
+    metadata_only: int = 0
+    unchanged: int = 0
+    indexed: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    duplicates_merged: int = 0
+    removed: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def count_lines(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(1 for _ in handle)
+
+
+def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None,
+           batch_size: int = 64) -> IngestReport:
+    started = time.perf_counter()
+    report = IngestReport()
+    files = [f for p in paths for f in input_files(Path(p))]
+    tick = progress or (lambda event, amount: None)
+    tick("total", sum(count_lines(f) for f in files))
+    finder = DuplicateFinder()
+    for paper in lib.catalog.papers():
+        finder.add(paper)
+    for path in files:
+        _ingest_file(lib, path, finder, report, tick, batch_size)
+        report.files += 1
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, report: IngestReport,
+                 tick: Progress, batch_size: int) -> None:
+    seen: set[str] = set()
+    batch: list[Paper] = []
+    done_lines = 0
+    for item in read_file(path):
+        if isinstance(item, Problem):
+            log.warning("%s", item)
+            report.problems.append(item)
+            continue
+        seen.add(item.id)
+        batch.append(item)
+        if len(batch) >= batch_size:
+            _index_batch(lib, batch, finder, report)
+            tick("advance", (batch[-1].line or done_lines) - done_lines)
+            done_lines, batch = batch[-1].line or done_lines, []
+    _index_batch(lib, batch, finder, report)
+    tick("advance", count_lines(path) - done_lines)
+    stale = lib.catalog.ids_from(path.name) - seen
+    if stale:
+        lib.vectors.delete(sorted(lib.vectors.chunk_ids(sorted(stale))))
+        lib.catalog.remove(stale)
+        report.removed += len(stale)
+
+
+def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
+                 report: IngestReport) -> None:
+    if not papers:
+        return
+    report.papers += len(papers)
+    report.metadata_only += sum(not p.has_abstract for p in papers)
+    stored = lib.catalog.hashes(p.id for p in papers)
+    to_save: dict[str, tuple[Paper, str]] = {}
+    aliases: list[tuple[str, str, str, str]] = []
+    for paper in papers:
+        digest = text_hash(paper)
+        if stored.get(paper.id) == digest:
+            report.unchanged += 1
+            continue
+        kept_id = finder.find(paper)
+        if kept_id is None:
+            finder.add(paper)
+            to_save[paper.id] = (paper, digest)
+            continue
+        kept, kept_hash = to_save.get(kept_id) or _stored(lib, kept_id)
+        to_save[kept.id] = (merge(kept, paper), kept_hash)
+        aliases.append((paper.id, kept.id, paper.source, digest))
+        report.duplicates_merged += 1
+    _write(lib, [p for p, _ in to_save.values()], report)
+    lib.catalog.save(to_save.values(), aliases)
+    report.indexed += sum(1 for p, _ in to_save.values() if p.id in {q.id for q in papers})
+
+
+def _stored(lib: Library, paper_id: str) -> tuple[Paper, str]:
+    paper = lib.catalog.get(paper_id)
+    assert paper is not None, paper_id
+    return paper, lib.catalog.hashes([paper.id])[paper.id]
+
+
+def _write(lib: Library, papers: list[Paper], report: IngestReport) -> None:
+    """Chunk, embed only chunk texts the index has never seen, drop stale chunks, upsert."""
+    chunks: list[Chunk] = [c for p in papers for c in lib.chunker.chunks(p)]
+    if not papers:
+        return
+    known = lib.vectors.vectors_for([c.text_hash for c in chunks])
+    missing = list(dict.fromkeys(c.text for c in chunks if c.text_hash not in known))
+    if missing:
+        fresh = embed_batched(lib.embedder, missing, lib.settings.embedding.batch_size)
+        by_text = dict(zip(missing, fresh, strict=True))
+        known.update({c.text_hash: by_text[c.text] for c in chunks if c.text in by_text})
+    report.chunks_embedded += len(missing)
+    report.chunks_reused += len(chunks) - len(missing)
+    new_ids = {c.id for c in chunks}
+    stale = lib.vectors.chunk_ids([p.id for p in papers]) - new_ids
+    lib.vectors.delete(sorted(stale))
+    if chunks:
+        vectors = np.vstack([known[c.text_hash] for c in chunks])
+        lib.vectors.upsert(chunks, vectors, {p.id: p for p in papers})

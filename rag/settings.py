@@ -1,0 +1,62 @@
+"""All configuration in one pydantic-settings object, built in the entry point and passed down.
+
+Environment variables use the prefix ``RAG_`` and ``__`` between groups, for example
+``RAG_RETRIEVAL__TOP_K=8`` or ``RAG_DATA_DIR=/srv/rag``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_CORPUS = PROJECT_ROOT / "data"
+
+
+class ChunkingSettings(BaseModel):
+    tokenizer: str = "cl100k_base"
+    chunk_size: int = Field(256, ge=32, le=8192, description="tokens per chunk")
+    chunk_overlap: int = Field(32, ge=0, le=1024, description="tokens shared by neighbouring chunks")
+
+
+class EmbeddingSettings(BaseModel):
+    backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = "minilm-onnx"
+    model: str = "all-MiniLM-L6-v2"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    batch_size: int = Field(16, ge=1, le=1024)
+    max_tokens: int = Field(320, ge=16, le=512, description="word pieces seen by MiniLM")
+    threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
+
+
+class RetrievalSettings(BaseModel):
+    top_k: int = Field(5, ge=1, le=50, description="papers passed to the answerer")
+    candidates: int = Field(30, ge=1, le=500, description="chunks fetched before paper merge")
+
+
+class AnswerSettings(BaseModel):
+    max_question_chars: int = Field(2000, ge=10)
+    max_sentences: int = Field(4, ge=1, le=10)
+    min_evidence: float = Field(
+        0.35, description="abstain when the best paper's cosine similarity is below this"
+    )
+    min_sentence_score: float = Field(
+        0.30, description="drop candidate sentences whose relevance is below this"
+    )
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="RAG_", env_nested_delimiter="__", env_file=".env", extra="ignore"
+    )
+
+    data_dir: Path = Field(PROJECT_ROOT / ".rag-data", description="index and paper catalogue")
+    corpus_dir: Path = Field(BUNDLED_CORPUS, description="what `rag ingest` reads by default")
+    collection: str = "abstracts"
+    chunking: ChunkingSettings = ChunkingSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    answer: AnswerSettings = AnswerSettings()

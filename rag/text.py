@@ -1,0 +1,100 @@
+"""Text clean-up for embedding, sentence splitting and honest labels.
+
+The original text is kept for display; these functions produce the normalised form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_LATEX_CMD_WITH_ARG = re.compile(r"\\(?:textbf|textit|emph|texttt|textsc|mathcal|mathbf|mathrm|"
+                                 r"mathit|mathbb|text|underline|url)\{([^{}]*)\}")
+_LATEX_BARE_CMD = re.compile(r"\\([A-Za-z]+)")
+_LATEX_ESCAPED = re.compile(r"\\([%&_#$])")
+_MATH_DOLLARS = re.compile(r"\$([^$]{0,200})\$")
+_MISSING_SPACE = re.compile(r"(?<=[a-z0-9\)\]%])([.?!])(?=[A-Z][a-z])")
+_HYPHEN_BREAK = re.compile(r"\b([A-Za-z]{2,})- (?!and\b|or\b|to\b|as\b|vs\b)([a-z]{2,})\b")
+_FOOTNOTE_TAIL = re.compile(r"(?<=[.!?])\s+\d{1,2}\s*$")
+_SPACES = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Clean one abstract for chunking and embedding (see data/README.md, 'Known quirks')."""
+    t = text.strip()
+    t = _FOOTNOTE_TAIL.sub("", t)
+    for _ in range(3):  # nested commands: \textbf{\emph{x}}
+        t = _LATEX_CMD_WITH_ARG.sub(r"\1", t)
+    t = _MATH_DOLLARS.sub(lambda m: m.group(1), t)
+    t = _LATEX_ESCAPED.sub(r"\1", t)
+    t = _LATEX_BARE_CMD.sub(lambda m: " " if m.group(1) in {"quad", "qquad"} else m.group(1), t)
+    t = t.replace("{", "").replace("}", "").replace("~", " ")
+    t = _MISSING_SPACE.sub(r"\1 ", t)
+    t = _HYPHEN_BREAK.sub(r"\1\2", t)
+    return _SPACES.sub(" ", t).strip()
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def dedupe_key(text: str) -> str:
+    """Identical for texts that differ only in case, spacing and punctuation."""
+    return content_hash(re.sub(r"[^a-z0-9]+", "", text.lower()))
+
+
+def shingles(text: str, n: int = 5) -> set[int]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {hash(tuple(words[i : i + n])) for i in range(max(1, len(words) - n + 1))}
+
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "No.")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split normalised abstract text into sentences, keeping common abbreviations intact."""
+    pieces = _SENTENCE_END.split(text.strip())
+    sentences: list[str] = []
+    for piece in pieces:
+        if sentences and sentences[-1].endswith(_ABBREVIATIONS):
+            sentences[-1] = f"{sentences[-1]} {piece}"
+        else:
+            sentences.append(piece)
+    return [s.strip() for s in sentences if s.strip()]
+
+
+_NAME = r"([A-Z][A-Za-z0-9]*(?:[-‑][A-Za-z0-9]+)*)"
+_INTRO_PATTERNS = (
+    re.compile(r"\b(?:named|called|dubbed|termed|coined|codenamed)\s+[\"“']?" + _NAME),
+    re.compile(
+        r"\b(?:[Ww]e|[Tt]his (?:paper|work|study))\s+(?:also\s+|further\s+)?(?:propose|present|"
+        r"introduce|release|develop|design|build|construct|curate|offer)s?\s+(?:the\s+|a\s+|an\s+)?"
+        + _NAME
+    ),
+    re.compile(
+        r"\b(?:propose|present|introduce|develop|design)s?\b[^.]{0,120}?\(([A-Z][A-Za-z0-9-]*)\)"
+    ),
+    re.compile(r"\b(?:propose|present|introduce)s?\b[^.]{0,80}?,\s+" + _NAME + r","),
+    re.compile(_NAME + r"\s*(?:,|:|\()\s*(?:a|an|the)\s+(?:novel|new|simple|general|unified)\b"),
+)
+_NOT_METHODS = {
+    "LLM", "LLMs", "NLP", "AI", "GPT", "GPTs", "CNN", "CNNs", "RNN", "RNNs", "SOTA", "API",
+    "APIs", "MLLM", "MLLMs", "VLM", "VLMs", "LM", "LMs", "PLM", "PLMs", "BERT", "NLG", "NLU",
+    "QA", "RL", "GNN", "GNNs", "DNN", "DNNs", "ViT", "In", "A", "An", "The", "This", "Our",
+}
+
+
+def _looks_like_a_name(token: str) -> bool:
+    inner_caps = any(c.isupper() for c in token[1:])
+    return (inner_caps or any(c.isdigit() for c in token)) and token not in _NOT_METHODS
+
+
+def method_name(text: str) -> str | None:
+    """The name of the method or resource an abstract introduces, if it says so plainly."""
+    for pattern in _INTRO_PATTERNS:
+        for match in pattern.finditer(text):
+            token = match.group(1).rstrip("-")
+            if _looks_like_a_name(token):
+                return token
+    return None

@@ -1,0 +1,107 @@
+"""The domain: small frozen dataclasses. Change a value with ``dataclasses.replace``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper record. ``abstract`` is the text as found (for display); ``text`` is the
+    normalised form used for chunking and embedding. Metadata-only records (papers listed
+    without an abstract) have ``abstract == ""``."""
+
+    id: str
+    abstract: str
+    text: str
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    authors_truncated: bool = False
+    year: int | None = None
+    venue: str | None = None
+    url: str | None = None
+    source: str = ""
+    line: int | None = None
+    method: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def has_abstract(self) -> bool:
+        return bool(self.abstract)
+
+    @property
+    def label(self) -> str:
+        """An honest short label: a real title if the source had one, else the method name the
+        abstract introduces and/or the first author, always with the id. Never a guessed title."""
+        parts: list[str] = []
+        if self.title:
+            parts.append(self.title)
+        elif self.method:
+            parts.append(self.method)
+        if self.authors:
+            surname = self.authors[0].split()[-1]
+            more = len(self.authors) > 1 or self.authors_truncated
+            parts.append(f"{surname} et al." if more else surname)
+        if self.year and self.authors:
+            parts[-1] = f"{parts[-1]} {self.year}"
+        head = ", ".join(parts)
+        return f"{head} ({self.id})" if head else self.id
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A token-bounded piece of one paper's normalised text; never loses its paper."""
+
+    id: str
+    paper_id: str
+    index: int
+    text: str
+    text_hash: str
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True)
+class ScoredPaper:
+    """A paper as retrieved: its best-scoring chunk decides its score."""
+
+    paper: Paper
+    score: float
+    best_chunk: Chunk | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    key: int
+    paper_id: str
+    label: str
+    passage: str
+    authors: tuple[str, ...] = ()
+    venue: str | None = None
+    year: int | None = None
+
+
+@dataclass(frozen=True)
+class RetrievedPaper:
+    paper_id: str
+    label: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    text: str
+    citations: tuple[Citation, ...]
+    abstained: bool
+    retrieved: tuple[RetrievedPaper, ...] = ()
+    generator: str = "offline"
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
