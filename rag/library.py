@@ -45,3 +45,12 @@ def open_library(settings: Settings, *, embedder: Embedder | None = None,
     if rebuild:
         catalog.clear()
     return Library(settings, catalog, vectors, embedder, chunker)
+
+
+def method_index(lib: Library) -> dict[str, list[str]]:
+    """Lower-cased method names (as the abstracts introduce them) -> paper ids."""
+    index: dict[str, list[str]] = {}
+    for paper in lib.catalog.papers():
+        if paper.method:
+            index.setdefault(paper.method.lower(), []).append(paper.id)
+    return index

@@ -81,13 +81,15 @@ _INTRO_PATTERNS = (
 _NOT_METHODS = {
     "LLM", "LLMs", "NLP", "AI", "GPT", "GPTs", "CNN", "CNNs", "RNN", "RNNs", "SOTA", "API",
     "APIs", "MLLM", "MLLMs", "VLM", "VLMs", "LM", "LMs", "PLM", "PLMs", "BERT", "NLG", "NLU",
-    "QA", "RL", "GNN", "GNNs", "DNN", "DNNs", "ViT", "In", "A", "An", "The", "This", "Our",
+    "QA", "RL", "KV", "MoE", "RoPE", "GPU", "GPUs", "CPU", "ImageNet", "GNN", "GNNs", "DNN", "DNNs", "ViT", "In", "A", "An", "The", "This", "Our",
 }
 
 
 def _looks_like_a_name(token: str) -> bool:
     inner_caps = any(c.isupper() for c in token[1:])
-    return (inner_caps or any(c.isdigit() for c in token)) and token not in _NOT_METHODS
+    has_digit = any(c.isdigit() for c in token)
+    long_enough = len(token) >= 3 or has_digit
+    return (inner_caps or has_digit) and long_enough and token not in _NOT_METHODS
 
 
 def method_name(text: str) -> str | None:

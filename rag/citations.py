@@ -1,0 +1,37 @@
+"""Turning a Draft into answer text with dense ``[n]`` keys and paper-level Citations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .generation import Draft
+from .types import Citation, Paper
+
+
+def attach_citations(draft: Draft, papers: dict[str, Paper]) -> tuple[str, tuple[Citation, ...]]:
+    """Keys are numbered by first use; each key is one paper; a sentence whose papers are all
+    unknown is dropped (never shown without a source)."""
+    keys: dict[str, int] = {}
+    passages: dict[str, str] = {}
+    parts: list[str] = []
+    for sentence in draft.sentences:
+        known = [pid for pid in sentence.paper_ids if pid in papers]
+        if not known:
+            continue
+        for pid in known:
+            if pid not in keys:
+                keys[pid] = len(keys) + 1
+                passages[pid] = sentence.text
+        marks = "".join(f"[{keys[pid]}]" for pid in known)
+        parts.append(f"{sentence.text.rstrip()} {marks}")
+    citations = tuple(_citation(key, papers[pid], passages[pid]) for pid, key in keys.items())
+    return " ".join(parts), citations
+
+
+def _citation(key: int, paper: Paper, passage: str) -> Citation:
+    return Citation(key=key, paper_id=paper.id, label=paper.label, passage=passage,
+                    authors=paper.authors, venue=paper.venue, year=paper.year)
+
+
+def papers_by_id(papers: Sequence[Paper]) -> dict[str, Paper]:
+    return {p.id: p for p in papers}
