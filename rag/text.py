@@ -19,18 +19,32 @@ _FOOTNOTE_TAIL = re.compile(r"(?<=[.!?])\s+\d{1,2}\s*$")
 _SPACES = re.compile(r"\s+")
 
 
-def normalise(text: str) -> str:
-    """Clean one abstract for chunking and embedding (see data/README.md, 'Known quirks')."""
-    t = text.strip()
-    t = _FOOTNOTE_TAIL.sub("", t)
+_URL = re.compile(r"(https?://[^\s{}]+)")
+
+
+def strip_latex(text: str) -> str:
+    """LaTeX residue to plain words: \\textbf{x} -> x, $\\mathcal{O}(n)$ -> O(n), ~ -> space."""
+    t = text
     for _ in range(3):  # nested commands: \textbf{\emph{x}}
         t = _LATEX_CMD_WITH_ARG.sub(r"\1", t)
     t = _MATH_DOLLARS.sub(lambda m: m.group(1), t)
     t = _LATEX_ESCAPED.sub(r"\1", t)
     t = _LATEX_BARE_CMD.sub(lambda m: " " if m.group(1) in {"quad", "qquad"} else m.group(1), t)
-    t = t.replace("{", "").replace("}", "").replace("~", " ")
+    return t.replace("{", "").replace("}", "").replace("~", " ")
+
+
+def _clean_prose(t: str) -> str:
+    t = strip_latex(t)
     t = _MISSING_SPACE.sub(r"\1 ", t)
-    t = _HYPHEN_BREAK.sub(r"\1\2", t)
+    return _HYPHEN_BREAK.sub(r"\1\2", t)
+
+
+def normalise(text: str) -> str:
+    """Clean one abstract for chunking and embedding (see data/README.md, 'Known quirks').
+    URLs are left exactly as written."""
+    t = _FOOTNOTE_TAIL.sub("", text.strip())
+    parts = _URL.split(t)  # odd positions are URLs
+    t = "".join(part if i % 2 else _clean_prose(part) for i, part in enumerate(parts))
     return _SPACES.sub(" ", t).strip()
 
 

@@ -62,6 +62,9 @@ def input_files(path: Path) -> list[Path]:
 
 
 def read_file(path: Path) -> Iterator[Paper | Problem]:
+    if path.is_dir():
+        raise FormatError(f"{path} is a folder; read the files from input_files() one by one.")
+    input_files(path)  # refuses a missing file or an unknown format with the known ones listed
     _, reader = _readers()[path.suffix.lower()]
     try:
         yield from reader(path)

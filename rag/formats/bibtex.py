@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..papers import make_paper
+from ..text import strip_latex
 from ..types import Paper
 from . import Problem
 
@@ -73,7 +74,7 @@ def _fields(body: str) -> tuple[str, dict[str, str]]:
         if not match:
             break
         value, pos = _value(rest, match.end())
-        fields[match.group(1).lower()] = " ".join(value.replace("{", "").replace("}", "").split())
+        fields[match.group(1).lower()] = " ".join(strip_latex(value).split())
         pos = rest.find(",", pos)
         if pos < 0:
             break

@@ -23,7 +23,7 @@ _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
 
 def read_jsonl(path: Path) -> Iterator[Paper | Problem]:
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -43,20 +43,22 @@ def read_jsonl(path: Path) -> Iterator[Paper | Problem]:
 def read_csv(path: Path) -> Iterator[Paper | Problem]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle, delimiter=delimiter)
         if not reader.fieldnames or "abstract" not in [f.strip().lower() for f in reader.fieldnames]:
             yield Problem(path.name, 1, "header row has no 'abstract' column; file skipped")
             return
+        start = reader.line_num + 1  # a quoted cell may span lines: report where a row starts
         try:
             for row in reader:
                 if None in row:
-                    yield Problem(path.name, reader.line_num, "more cells than header columns; skipped")
-                    continue
-                clean = {(k or "").strip().lower(): v for k, v in row.items()}
-                yield _record(path.name, reader.line_num, clean)
+                    yield Problem(path.name, start, "more cells than header columns; skipped")
+                else:
+                    clean = {(k or "").strip().lower(): v for k, v in row.items()}
+                    yield _record(path.name, start, clean)
+                start = reader.line_num + 1
         except csv.Error as exc:
-            yield Problem(path.name, reader.line_num, f"unreadable CSV ({exc}); rest of file skipped")
+            yield Problem(path.name, start, f"unreadable CSV ({exc}); rest of file skipped")
 
 
 def _from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
