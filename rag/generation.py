@@ -50,8 +50,12 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")
 
 
 _INTRO = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
-_DEFINITION_Q = re.compile(r"^\s*(?:what\s+is|what's|what\s+are|describe|explain|tell me about)\b",
-                           re.IGNORECASE)
+# "What is X?", "Which model does Y?", "What chatbot ...?": the answer is the sentence that
+# introduces the thing, so such questions favour "we propose/present/introduce ..." sentences.
+_DEFINITION_Q = re.compile(
+    r"^\s*(?:what\s+is|what's|what\s+are|describe|explain|tell me about|"
+    r"(?:what|which)\s+(?!(?:is|are|does|do|did|was|were|can|papers?)\b)[a-z\-]+)\b",
+    re.IGNORECASE)
 
 
 def stem(word: str) -> str:
@@ -120,8 +124,9 @@ class OfflineAnswerer:
             named = rare - {(paper.paper.method or "").lower()}
             bonus = 0.15 * len(named & {w.lower() for w in _TOKEN.findall(sentence)})
             if definition and _INTRO.search(sentence):
-                bonus += 0.1
-            score = 0.55 * float(sim) + 0.35 * overlap + 0.1 * paper.score + min(bonus, 0.3)
+                method = paper.paper.method
+                bonus += 0.3 if method and method in sentence else 0.1
+            score = 0.55 * float(sim) + 0.35 * overlap + 0.1 * paper.score + min(bonus, 0.4)
             out.append(DraftSentence(sentence, (paper.paper.id,), score))
         return sorted(out, key=lambda d: -d.score)
 

@@ -31,11 +31,11 @@ class Library:
 def open_library(settings: Settings, *, embedder: Embedder | None = None,
                  vectors: VectorIndex | None = None, rebuild: bool = False) -> Library:
     data_dir = settings.data_dir
+    if data_dir.exists() and not data_dir.is_dir():
+        raise StoreError(f"{data_dir} is a file, not a directory. Set RAG_DATA_DIR to a folder.")
     if data_dir.exists() and not os.access(data_dir, os.R_OK | os.W_OK | os.X_OK):
         raise StoreError(f"the data directory {data_dir} is not readable and writable. "
                          "Fix its permissions or point RAG_DATA_DIR elsewhere.")
-    if data_dir.exists() and not data_dir.is_dir():
-        raise StoreError(f"{data_dir} is a file, not a directory. Set RAG_DATA_DIR to a folder.")
     embedder = embedder or build_embedder(settings.embedding)
     chunker = Chunker(settings.chunking)
     if vectors is None:
