@@ -65,7 +65,8 @@ def main() -> None:
         settings = Settings(data_dir=Path(tmp) / "data")
         print(f"machine: {platform.platform()}, python {platform.python_version()}, "
               f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
-              "load average %.2f %.2f %.2f (other work skews the figures)" % os.getloadavg())
+              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+              "(other work on the machine skews the figures)")
         print(f"corpus: {settings.corpus_dir}")
 
         started = time.perf_counter()

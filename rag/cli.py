@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -27,6 +30,25 @@ class _Group(click.Group):
             click.echo("interrupted: what was finished is saved; run the command again to "
                        "complete it.", err=True)
             ctx.exit(130)
+
+
+@contextmanager
+def stop_on_first_interrupt() -> Iterator[Callable[[], bool]]:
+    """First Ctrl-C: finish the batch in hand, save it, stop. Second Ctrl-C: stop at once.
+    (Native code in the embedder or the store can otherwise delay or swallow the interrupt.)"""
+    requested: list[bool] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if requested:
+            raise KeyboardInterrupt
+        requested.append(True)
+        click.echo("\nstopping after the current batch (Ctrl-C again to stop now)…", err=True)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(requested)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @click.group(cls=_Group)
@@ -51,8 +73,9 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
 
     lib = open_library(settings, rebuild=rebuild)
     try:
-        with ingest_progress() as progress:
-            report = run_ingest(lib, list(paths) or [settings.corpus_dir], progress)
+        with ingest_progress() as progress, stop_on_first_interrupt() as stop_requested:
+            report = run_ingest(lib, list(paths) or [settings.corpus_dir], progress,
+                                should_stop=stop_requested)
     finally:
         lib.close()
     for problem in report.problems:

@@ -23,6 +23,11 @@ from .types import Chunk, Paper
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int], None]  # (event, amount): "total", "advance"
+StopCheck = Callable[[], bool]
+
+
+class IngestStopped(KeyboardInterrupt):
+    """Raised between batches when a stop was requested (Ctrl-C): everything before is saved."""
 
 
 @dataclass
@@ -46,7 +51,7 @@ def count_lines(path: Path) -> int:
 
 
 def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None,
-           batch_size: int = 64) -> IngestReport:
+           batch_size: int = 64, should_stop: StopCheck = lambda: False) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport()
     files = [f for p in paths for f in input_files(Path(p))]
@@ -56,14 +61,14 @@ def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None
     for paper in lib.catalog.papers():
         finder.add(paper)
     for path in files:
-        _ingest_file(lib, path, finder, report, tick, batch_size)
+        _ingest_file(lib, path, finder, report, tick, batch_size, should_stop)
         report.files += 1
     report.seconds = time.perf_counter() - started
     return report
 
 
 def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, report: IngestReport,
-                 tick: Progress, batch_size: int) -> None:
+                 tick: Progress, batch_size: int, should_stop: StopCheck) -> None:
     seen: set[str] = set()
     batch: list[Paper] = []
     done_lines = 0
@@ -76,6 +81,8 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, report: Inge
         batch.append(item)
         if len(batch) >= batch_size:
             _index_batch(lib, batch, finder, report)
+            if should_stop():
+                raise IngestStopped
             tick("advance", (batch[-1].line or done_lines) - done_lines)
             done_lines, batch = batch[-1].line or done_lines, []
     _index_batch(lib, batch, finder, report)
