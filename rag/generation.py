@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-
 from .embedding import Embedder
 from .settings import AnswerSettings
 from .text import split_sentences
@@ -38,12 +37,7 @@ class Generator(Protocol):
     def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft: ...
 
 
-_STOPWORDS = frozenset("""a an the of in on for to and or with by from at as is are was were be been
-which what who whom whose how why when where do does did can could should would will this that these
-those it its their there paper papers work works study studies method methods approach approaches use
-uses used using about any some all most me tell show find give list propose proposes proposed
-introduce introduces describe describes via than into has have had not no new also
-""".split())
+_STOPWORDS = frozenset(["a", "an", "the", "of", "in", "on", "for", "to", "and", "or", "with", "by", "from", "at", "as", "is", "are", "was", "were", "be", "been", "which", "what", "who", "whom", "whose", "how", "why", "when", "where", "do", "does", "did", "can", "could", "should", "would", "will", "this", "that", "these", "those", "it", "its", "their", "there", "paper", "papers", "work", "works", "study", "studies", "method", "methods", "approach", "approaches", "use", "uses", "used", "using", "about", "any", "some", "all", "most", "me", "tell", "show", "find", "give", "list", "propose", "proposes", "proposed", "introduce", "introduces", "describe", "describes", "via", "than", "into", "has", "have", "had", "not", "no", "new", "also"])
 _MULTI = re.compile(r"\b(which|what|list|name|compare|any)\b.{0,30}\b(papers|works|studies|methods|"
                     r"approaches|models|benchmarks|datasets)\b|\bpapers\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import re
+from collections.abc import Sequence
 
 from .library import Library
 from .text import normalise

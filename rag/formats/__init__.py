@@ -69,6 +69,6 @@ def read_file(path: Path) -> Iterator[Paper | Problem]:
     try:
         yield from reader(path)
     except UnicodeDecodeError as exc:
-        raise FormatError(f"{path.name} is not UTF-8 text ({exc.reason}). Re-save it as UTF-8.")
+        raise FormatError(f"{path.name} is not UTF-8 text ({exc.reason}). Re-save it as UTF-8.") from exc
     except OSError as exc:
         raise FormatError(f"cannot read {path}: {exc.strerror or exc}") from exc

@@ -41,6 +41,7 @@ def _paragraphs(path: Path) -> Iterator[tuple[int, str]]:
 def read(path: Path) -> Iterator[Paper | Problem]:
     name = path.name
     pending: tuple[int, str] | None = None  # a short line waiting to see what follows it
+    p_first = False  # whether that pending line was the first paragraph of the file
     first = True
     for number, line in _paragraphs(path):
         kind = _kind(line)
