@@ -16,7 +16,10 @@ from rag.cli import cli
 from rag.settings import PROJECT_ROOT
 
 DATASET = PROJECT_ROOT / "eval" / "datasets" / "questions.jsonl"
-QUESTIONS = [json.loads(line) for line in DATASET.read_text().splitlines() if line.strip()]
+# The first eight questions of the bundled set: the offline answerer must get these right.
+SMOKE = {f"q{i:03d}" for i in range(1, 9)}
+QUESTIONS = [q for line in DATASET.read_text().splitlines() if line.strip()
+             if (q := json.loads(line))["id"] in SMOKE]
 
 
 def rag(settings_dir: Path, *args: str, **env: str):
