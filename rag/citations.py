@@ -10,11 +10,14 @@ from .types import Citation, Paper
 
 def attach_citations(draft: Draft, papers: dict[str, Paper]) -> tuple[str, tuple[Citation, ...]]:
     """Keys are numbered by first use; each key is one paper; a sentence whose papers are all
-    unknown is dropped (never shown without a source)."""
+    unknown is dropped (never shown without a source). List items ("- ...") go on new lines."""
     keys: dict[str, int] = {}
     passages: dict[str, str] = {}
     parts: list[str] = []
     for sentence in draft.sentences:
+        if sentence.framing:
+            parts.append(sentence.text)
+            continue
         known = [pid for pid in sentence.paper_ids if pid in papers]
         if not known:
             continue
@@ -25,7 +28,11 @@ def attach_citations(draft: Draft, papers: dict[str, Paper]) -> tuple[str, tuple
         marks = "".join(f"[{keys[pid]}]" for pid in known)
         parts.append(f"{sentence.text.rstrip()} {marks}")
     citations = tuple(_citation(key, papers[pid], passages[pid]) for pid, key in keys.items())
-    return " ".join(parts), citations
+    if not citations:
+        return "", ()
+    text = "".join(p if i == 0 else ("\n" if p.startswith("- ") else " ") + p
+                   for i, p in enumerate(parts))
+    return text, citations
 
 
 def _citation(key: int, paper: Paper, passage: str) -> Citation:

@@ -89,23 +89,30 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
     )
 
 
-@cli.command()
-@click.argument("question")
-@click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
-@click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
-@click.pass_obj
-def ask(settings: Settings, question: str, as_json: bool, k: int | None) -> None:
-    """Answer a question from the indexed abstracts, with citations."""
-    from .engine import answer, build_engine
+def filter_options(command):  # type: ignore[no-untyped-def]
+    """--author, --year, --venue, --source on a command, passed on as one Filters."""
+    options = [
+        click.option("--author", help="Only papers with this author (substring, any case)."),
+        click.option("--year", "years", help="A year or range: 2023, 2023-2025, 2023-, -2021."),
+        click.option("--venue", help="Only papers whose venue contains this."),
+        click.option("--source", help="Only papers from this input file (name or prefix)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
-    engine = build_engine(settings)
-    try:
-        result = answer(engine, question, k=k)
-    finally:
-        engine.close()
-    if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
-        return
+
+def make_filters(author: str | None, years: str | None, venue: str | None,
+                 source: str | None):  # type: ignore[no-untyped-def]
+    from .retrieval import Filters, parse_years
+
+    year_from, year_to = parse_years(years)
+    return Filters(author=author, year_from=year_from, year_to=year_to, venue=venue, source=source)
+
+
+def print_answer(result) -> None:  # type: ignore[no-untyped-def]
+    if result.standalone_question:
+        click.echo(f"(read as: {result.standalone_question})", err=True)
     click.echo(result.text)
     if result.citations:
         click.echo()
@@ -118,28 +125,89 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None) -> None
 
 
 @cli.command()
-@click.argument("query")
-@click.option("-k", type=click.IntRange(1, 100), default=5, help="Papers to show.")
-@click.option("--json", "as_json", is_flag=True)
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
+@click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
+@filter_options
 @click.pass_obj
-def search(settings: Settings, query: str, k: int, as_json: bool) -> None:
-    """Show the papers retrieval finds for a query, with scores."""
-    from .engine import build_engine
-    from .engine import search as run_search
+def ask(settings: Settings, question: str, as_json: bool, k: int | None, **filters: str) -> None:
+    """Answer a question from the indexed abstracts, with citations."""
+    from .engine import answer, build_engine
 
+    chosen = make_filters(**filters)
     engine = build_engine(settings)
     try:
-        hits = run_search(engine, query, k)
+        result = answer(engine, question, k=k, filters=chosen)
     finally:
         engine.close()
     if as_json:
-        rows = [{"paper_id": h.paper.id, "label": h.paper.label, "score": round(h.score, 4),
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print_answer(result)
+
+
+@cli.command()
+@filter_options
+@click.pass_obj
+def chat(settings: Settings, **filters: str) -> None:
+    """Ask several questions in a row; follow-ups ("and what about ...?") use earlier turns."""
+    from .engine import answer, build_engine
+
+    chosen = make_filters(**filters)
+    engine = build_engine(settings)
+    history: list[str] = []
+    try:
+        while True:
+            try:
+                question = input("\nquestion> ").strip()
+            except EOFError:
+                break
+            if question in {"", "exit", "quit"}:
+                break
+            try:
+                result = answer(engine, question, filters=chosen, history=history)
+            except InputError as exc:
+                click.echo(f"error: {exc}", err=True)
+                continue
+            print_answer(result)
+            history.append(result.standalone_question or question)
+    finally:
+        engine.close()
+
+
+@cli.command()
+@click.argument("query")
+@click.option("-k", type=click.IntRange(1, 100), default=5, help="Papers to show.")
+@click.option("--mode", type=click.Choice(["hybrid", "dense", "keyword"]), default="hybrid")
+@click.option("--explain", is_flag=True, help="Show each retriever's rank and score.")
+@click.option("--json", "as_json", is_flag=True)
+@filter_options
+@click.pass_obj
+def search(settings: Settings, query: str, k: int, mode: str, explain: bool, as_json: bool,
+           **filters: str) -> None:
+    """Show the papers retrieval finds for a query, fused from keyword and vector search."""
+    from .engine import build_engine
+    from .engine import search as run_search
+
+    chosen = make_filters(**filters)
+    engine = build_engine(settings)
+    try:
+        hits = run_search(engine, query, k, filters=chosen, mode=mode)
+    finally:
+        engine.close()
+    if as_json:
+        rows = [{"paper_id": h.paper.id, "label": h.paper.label, "score": round(h.score, 5),
+                 "similarity": round(h.similarity, 4), "has_abstract": h.paper.has_abstract,
+                 "ranks": [{"retriever": n, "rank": r, "score": s} for n, r, s in h.ranks],
                  "passage": h.best_chunk.text if h.best_chunk else ""} for h in hits]
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     for rank, h in enumerate(hits, start=1):
-        snippet = (h.best_chunk.text if h.best_chunk else "")[:160]
-        click.echo(f"{rank:>2}. {h.score:.3f}  {h.paper.label}\n    {snippet}…")
+        snippet = (h.best_chunk.text if h.best_chunk else "(listed without an abstract)")[:160]
+        click.echo(f"{rank:>2}. {h.score:.4f}  {h.paper.label}\n    {snippet}…")
+        if explain:
+            parts = [f"{n} #{r} ({s:g})" for n, r, s in h.ranks] or ["-"]
+            click.echo(f"    fused from: {', '.join(parts)}; cosine {h.similarity:.3f}")
 
 
 def main() -> None:

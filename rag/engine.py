@@ -1,16 +1,20 @@
 """The one answer path. The CLI, the HTTP service, the Slack bot and the eval harness all call
-``answer(engine, question)``."""
+``answer(engine, question, ...)``."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from .citations import attach_citations, papers_by_id
 from .errors import IndexNotFoundError, InputError
-from .generation import ABSTAIN_TEXT, Generator, OfflineAnswerer
+from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
 from .library import Library, method_index, open_library
-from .retrieval import dense_search
+from .metadata import author_answer
+from .query import QueryRewriter, RuleRewriter, author_in_question, clean_question
+from .rerank import NoReranker, Reranker
+from .retrieval import Filters, retrieve
 from .settings import Settings
 from .types import Answer, RetrievedPaper, ScoredPaper
 
@@ -20,7 +24,9 @@ class Engine:
     settings: Settings
     library: Library
     generator: Generator
-    methods: dict[str, list[str]]
+    rewriter: QueryRewriter = field(default_factory=RuleRewriter)
+    reranker: Reranker = field(default_factory=NoReranker)
+    methods: dict[str, list[str]] = field(default_factory=dict)
 
     def close(self) -> None:
         self.library.close()
@@ -30,7 +36,7 @@ def build_engine(settings: Settings, *, library: Library | None = None,
                  generator: Generator | None = None) -> Engine:
     library = library or open_library(settings)
     generator = generator or OfflineAnswerer(library.embedder, settings.answer)
-    return Engine(settings, library, generator, method_index(library))
+    return Engine(settings, library, generator, methods=method_index(library))
 
 
 def check_question(question: str, settings: Settings) -> str:
@@ -51,36 +57,52 @@ def _require_index(engine: Engine) -> None:
                                  f"(data directory: {engine.settings.data_dir}).")
 
 
-def search(engine: Engine, query: str, k: int | None = None) -> list[ScoredPaper]:
-    text = check_question(query, engine.settings)
+def search(engine: Engine, query: str, k: int | None = None, *, filters: Filters = Filters(),
+           mode: str = "hybrid") -> list[ScoredPaper]:
+    text = clean_question(check_question(query, engine.settings))
     _require_index(engine)
-    return dense_search(engine.library, text, k or engine.settings.retrieval.top_k,
-                        engine.methods)
+    return retrieve(engine.library, text, k or engine.settings.retrieval.top_k, filters=filters,
+                    mode=mode, methods=engine.methods)
 
 
-def answer(engine: Engine, question: str, k: int | None = None) -> Answer:
+def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filters = Filters(),
+           history: Sequence[str] = ()) -> Answer:
+    """Answer one question (with earlier questions of the conversation in ``history``)."""
     started = time.perf_counter()
-    text = check_question(question, engine.settings)
+    asked = check_question(question, engine.settings)
     _require_index(engine)
-    evidence = dense_search(engine.library, text, k or engine.settings.retrieval.top_k,
-                            engine.methods)
-    retrieved_at = time.perf_counter()
-    draft = engine.generator.generate(text, evidence)
-    generated_at = time.perf_counter()
+    standalone = engine.rewriter.rewrite(clean_question(asked), history)
+    evidence, draft = _by_author(engine, standalone, filters)
+    retrieved_at = generated_at = time.perf_counter()
+    generator = "metadata (author lists)" if draft is not None else engine.generator.name
+    if draft is None:
+        evidence = retrieve(engine.library, standalone, k or engine.settings.retrieval.top_k,
+                            filters=filters, methods=engine.methods)
+        evidence = engine.reranker.rerank(standalone, evidence)
+        retrieved_at = time.perf_counter()
+        draft = engine.generator.generate(standalone, evidence)
+        generated_at = time.perf_counter()
     body, citations = attach_citations(draft, papers_by_id([e.paper for e in evidence]))
     abstained = draft.abstained or not citations
-    timings = {
-        "retrieval_ms": round((retrieved_at - started) * 1000, 1),
-        "generation_ms": round((generated_at - retrieved_at) * 1000, 1),
-        "total_ms": round((time.perf_counter() - started) * 1000, 1),
-    }
     return Answer(
-        question=text,
+        question=asked,
         text=ABSTAIN_TEXT if abstained else body,
         citations=() if abstained else citations,
         abstained=abstained,
-        retrieved=tuple(RetrievedPaper(e.paper.id, e.paper.label, round(e.score, 4))
+        retrieved=tuple(RetrievedPaper(e.paper.id, e.paper.label, round(e.similarity, 4))
                         for e in evidence),
-        generator=engine.generator.name,
-        timings=timings,
+        generator=generator,
+        timings={"retrieval_ms": round((retrieved_at - started) * 1000, 1),
+                 "generation_ms": round((generated_at - retrieved_at) * 1000, 1),
+                 "total_ms": round((time.perf_counter() - started) * 1000, 1)},
+        standalone_question=standalone if standalone != asked else None,
     )
+
+
+def _by_author(engine: Engine, question: str,
+               filters: Filters) -> tuple[list[ScoredPaper], Draft | None]:
+    """"Papers by X": answered from the author lists, not by embedding the sentence."""
+    name = author_in_question(question)
+    if not name:
+        return [], None
+    return author_answer(engine.library, name, question, filters)

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from .embedding import Embedder
 from .settings import AnswerSettings
+from .text import STOPWORDS as _STOPWORDS
 from .text import split_sentences
 from .types import ScoredPaper
 
@@ -20,9 +21,13 @@ ABSTAIN_TEXT = "The indexed abstracts do not answer this."
 
 @dataclass(frozen=True)
 class DraftSentence:
+    """A sentence and the papers it claims to come from. A framing sentence ("X is among the
+    authors of:") makes no claim of its own and carries no citation."""
+
     text: str
     paper_ids: tuple[str, ...]
     score: float = 0.0
+    framing: bool = False
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,6 @@ class Generator(Protocol):
     def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft: ...
 
 
-_STOPWORDS = frozenset(["a", "an", "the", "of", "in", "on", "for", "to", "and", "or", "with", "by", "from", "at", "as", "is", "are", "was", "were", "be", "been", "which", "what", "who", "whom", "whose", "how", "why", "when", "where", "do", "does", "did", "can", "could", "should", "would", "will", "this", "that", "these", "those", "it", "its", "their", "there", "paper", "papers", "work", "works", "study", "studies", "method", "methods", "approach", "approaches", "use", "uses", "used", "using", "about", "any", "some", "all", "most", "me", "tell", "show", "find", "give", "list", "propose", "proposes", "proposed", "introduce", "introduces", "describe", "describes", "via", "than", "into", "has", "have", "had", "not", "no", "new", "also"])
 _MULTI = re.compile(r"\b(which|what|list|name|compare|any)\b.{0,30}\b(papers|works|studies|methods|"
                     r"approaches|models|benchmarks|datasets)\b|\bpapers\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")
@@ -90,10 +94,11 @@ class OfflineAnswerer:
 
     def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
         usable = [e for e in evidence if e.paper.has_abstract]
-        if not usable or usable[0].score < self.settings.min_evidence:
+        strongest = max((e.similarity for e in usable), default=0.0)
+        if strongest < self.settings.min_evidence:
             return Draft((), abstained=True)
-        floor = max(self.settings.min_evidence, usable[0].score - 0.15)
-        papers = [e for e in usable if e.score >= floor]
+        floor = max(self.settings.min_evidence, strongest - 0.15)
+        papers = [e for e in usable if e.similarity >= floor]
         scored = self._score_sentences(question, papers)
         if not scored or scored[0].score < self.settings.min_sentence_score:
             return Draft((), abstained=True)
@@ -120,7 +125,7 @@ class OfflineAnswerer:
             if definition and _INTRO.search(sentence):
                 method = paper.paper.method
                 bonus += 0.3 if method and method in sentence else 0.1
-            score = 0.55 * float(sim) + 0.35 * overlap + 0.1 * paper.score + min(bonus, 0.4)
+            score = 0.55 * float(sim) + 0.35 * overlap + 0.1 * paper.similarity + min(bonus, 0.4)
             out.append(DraftSentence(sentence, (paper.paper.id,), score))
         return sorted(out, key=lambda d: -d.score)
 

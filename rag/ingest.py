@@ -117,8 +117,8 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
         to_save[kept.id] = (merge(kept, paper), kept_hash)
         aliases.append((paper.id, kept.id, paper.source, digest))
         report.duplicates_merged += 1
-    _write(lib, [p for p, _ in to_save.values()], report)
-    lib.catalog.save(to_save.values(), aliases)
+    chunks = _write(lib, [p for p, _ in to_save.values()], report)
+    lib.catalog.save(to_save.values(), aliases, chunks)
     report.indexed += sum(1 for p, _ in to_save.values() if p.id in {q.id for q in papers})
 
 
@@ -128,11 +128,11 @@ def _stored(lib: Library, paper_id: str) -> tuple[Paper, str]:
     return paper, lib.catalog.hashes([paper.id])[paper.id]
 
 
-def _write(lib: Library, papers: list[Paper], report: IngestReport) -> None:
+def _write(lib: Library, papers: list[Paper], report: IngestReport) -> list[Chunk]:
     """Chunk, embed only chunk texts the index has never seen, drop stale chunks, upsert."""
     chunks: list[Chunk] = [c for p in papers for c in lib.chunker.chunks(p)]
     if not papers:
-        return
+        return chunks
     known = lib.vectors.vectors_for([c.text_hash for c in chunks])
     missing = list(dict.fromkeys(c.text for c in chunks if c.text_hash not in known))
     if missing:
@@ -147,3 +147,4 @@ def _write(lib: Library, papers: list[Paper], report: IngestReport) -> None:
     if chunks:
         vectors = np.vstack([known[c.text_hash] for c in chunks])
         lib.vectors.upsert(chunks, vectors, {p.id: p for p in papers})
+    return chunks

@@ -1,64 +1,172 @@
-"""Finding the papers for a question: dense search in the vector index, merged to paper level
-(one paper never appears twice, merged duplicates included)."""
+"""Finding the papers for a question: dense (Chroma) and keyword (BM25) lists, each merged to
+paper level, fused by reciprocal rank, filtered by metadata, optionally diversified (MMR)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+import numpy as np
+
+from .errors import InputError
+from .keyword import keyword_search
 from .library import Library
-from .text import normalise
-from .types import ScoredChunk, ScoredPaper
+from .text import content_hash, normalise
+from .types import Paper, ScoredChunk, ScoredPaper
+
+MODES = ("hybrid", "dense", "keyword")
 
 
-def merge_to_papers(hits: Sequence[ScoredChunk], lib: Library, k: int) -> list[ScoredPaper]:
-    """Best chunk per paper decides its score; aliases resolve to the paper they were merged into."""
+@dataclass(frozen=True)
+class Filters:
+    """Metadata filters: author and venue are case-insensitive substrings, years inclusive."""
+
+    author: str | None = None
+    year_from: int | None = None
+    year_to: int | None = None
+    venue: str | None = None
+    source: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(v is not None for v in (self.author, self.year_from, self.year_to,
+                                           self.venue, self.source))
+
+    def matches(self, paper: Paper) -> bool:
+        if self.author and not any(self.author.lower() in a.lower() for a in paper.authors):
+            return False
+        if self.year_from is not None and (paper.year is None or paper.year < self.year_from):
+            return False
+        if self.year_to is not None and (paper.year is None or paper.year > self.year_to):
+            return False
+        if self.venue and self.venue.lower() not in (paper.venue or "").lower():
+            return False
+        return not (self.source and not paper.source.startswith(self.source))
+
+
+def parse_years(text: str | None) -> tuple[int | None, int | None]:
+    """"2023", "2023-2025", "2023-" or "-2021" -> (from, to)."""
+    if not text:
+        return None, None
+    match = re.fullmatch(r"\s*(\d{4})?\s*(-)?\s*(\d{4})?\s*", text)
+    if not match or not (match[1] or match[3]):
+        raise InputError(f"year {text!r} is not a year or range; use 2023, 2023-2025, 2023- or -2021.")
+    start = int(match[1]) if match[1] else None
+    end = int(match[3]) if match[3] else (start if not match[2] else None)
+    return start, end
+
+
+def rrf(rankings: Mapping[str, Sequence[str]], k: int = 60,
+        weights: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
+    """Reciprocal-rank fusion: score(d) = sum over lists of weight / (k + rank of d)."""
+    scores: dict[str, float] = {}
+    for name, ids in rankings.items():
+        weight = (weights or {}).get(name, 1.0)
+        for rank, item in enumerate(ids, start=1):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def best_per_paper(hits: Sequence[ScoredChunk]) -> list[ScoredChunk]:
+    """One hit per paper (its best chunk), best first."""
     best: dict[str, ScoredChunk] = {}
     for hit in hits:
-        current = best.get(hit.chunk.paper_id)
-        if current is None or hit.score > current.score:
+        if hit.chunk.paper_id not in best or hit.score > best[hit.chunk.paper_id].score:
             best[hit.chunk.paper_id] = hit
-    papers = lib.catalog.get_many(best)
-    merged: dict[str, ScoredPaper] = {}
-    for paper_id, hit in sorted(best.items(), key=lambda kv: -kv[1].score):
-        paper = papers.get(paper_id)
-        if paper is None or paper.id in merged:
-            continue
-        merged[paper.id] = ScoredPaper(paper, hit.score, hit.chunk)
-        if len(merged) == k:
-            break
-    return list(merged.values())
+    return sorted(best.values(), key=lambda h: -h.score)
 
 
-def named_papers(methods: dict[str, list[str]], query: str) -> list[str]:
-    """Papers whose introduced method name ("SupReMix", "K2") the query mentions verbatim.
-    Small embedders miss exactly these rare names; the name itself is decisive evidence."""
+def mmr(candidates: Sequence[str], vectors: Mapping[str, np.ndarray], query: np.ndarray, k: int,
+        weight: float = 0.7) -> list[str]:
+    """Maximal marginal relevance: trade similarity to the query against similarity to what is
+    already chosen, so that a multi-paper answer does not read five near-identical papers."""
+    chosen: list[str] = []
+    pool = [c for c in candidates if c in vectors]
+    while pool and len(chosen) < k:
+        def gain(c: str) -> float:
+            redundancy = max((float(vectors[c] @ vectors[s]) for s in chosen), default=0.0)
+            return weight * float(vectors[c] @ query) - (1 - weight) * redundancy
+        pick = max(pool, key=gain)
+        chosen.append(pick)
+        pool.remove(pick)
+    return chosen + [c for c in candidates if c not in chosen][: max(0, k - len(chosen))]
+
+
+def named_papers(methods: Mapping[str, list[str]], query: str) -> list[str]:
+    """Papers whose introduced method name ("SupReMix", "K2") the query mentions verbatim."""
     words = {w.lower() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", query)}
     return [pid for name, ids in methods.items() if name in words for pid in ids]
 
 
-def dense_search(lib: Library, query: str, k: int,
-                 methods: dict[str, list[str]] | None = None) -> list[ScoredPaper]:
-    vector = lib.embedder.embed([normalise(query)])[0]
-    candidates = max(lib.settings.retrieval.candidates, 3 * k)
-    hits = merge_to_papers(lib.vectors.query(vector, candidates), lib, candidates)
-    pinned = set(named_papers(methods or {}, query))
-    if pinned - {h.paper.id for h in hits}:
-        hits += _score_papers(lib, vector, pinned - {h.paper.id for h in hits})
-    hits.sort(key=lambda h: (h.paper.id not in pinned, -h.score))
-    return hits[:k]
+def allowed_papers(lib: Library, filters: Filters) -> tuple[list[str] | None, list[str]]:
+    """Ids of the papers the filters let through (None: no filter), and those of them that
+    are listed without an abstract (no retriever can rank those; they are appended)."""
+    if not filters.active:
+        return None, []
+    papers = [p for p in lib.catalog.papers() if filters.matches(p)]
+    return [p.id for p in papers], [p.id for p in papers if not p.has_abstract]
 
 
-def _score_papers(lib: Library, vector, paper_ids: set[str]) -> list[ScoredPaper]:  # type: ignore[no-untyped-def]
-    """Dense scores for specific papers that the top candidates did not include."""
-    found = []
-    for paper in lib.catalog.get_many(sorted(paper_ids)).values():
-        chunks = lib.chunker.chunks(paper)
-        if not chunks:
-            continue
-        vectors = lib.vectors.vectors_for([c.text_hash for c in chunks])
-        best = max(chunks, key=lambda c: float(vectors[c.text_hash] @ vector)
-                   if c.text_hash in vectors else -1.0)
-        score = float(vectors[best.text_hash] @ vector) if best.text_hash in vectors else 0.0
-        found.append(ScoredPaper(paper, score, best))
-    return found
+def retrieve(lib: Library, query: str, k: int, *, filters: Filters = Filters(),
+             mode: str = "hybrid", methods: Mapping[str, list[str]] | None = None) -> list[ScoredPaper]:
+    settings = lib.settings.retrieval
+    text = normalise(query)
+    vector = lib.embedder.embed([text])[0]
+    allowed, without_abstract = allowed_papers(lib, filters)
+    lists: dict[str, list[ScoredChunk]] = {}
+    if mode in ("hybrid", "dense"):
+        lists["dense"] = best_per_paper(lib.vectors.query(vector, settings.candidates, allowed))
+    if mode in ("hybrid", "keyword"):
+        lists["keyword"] = best_per_paper(keyword_search(lib.catalog, text, settings.candidates, allowed))
+    if mode == "hybrid" and methods:
+        named = [pid for pid in named_papers(methods, query) if allowed is None or pid in allowed]
+        lists["name"] = [ScoredChunk(_stub(pid), 1.0) for pid in named]
+    if without_abstract:
+        lists["metadata"] = [ScoredChunk(_stub(pid), 0.0) for pid in without_abstract]
+    weights = {"dense": settings.dense_weight, "keyword": settings.keyword_weight,
+               "name": settings.name_weight, "metadata": 0.5}
+    fused = rrf({name: [h.chunk.paper_id for h in hits] for name, hits in lists.items()},
+                k=settings.rrf_k, weights=weights)
+    pool = [pid for pid, _ in fused[: max(k, settings.mmr_pool if settings.mmr else k)]]
+    return _assemble(lib, vector, pool, dict(fused), lists, k)
+
+
+def _stub(paper_id: str):  # type: ignore[no-untyped-def]
+    from .types import Chunk
+
+    return Chunk(id=f"{paper_id}#name", paper_id=paper_id, index=-1, text="", text_hash="")
+
+
+def _assemble(lib: Library, vector: np.ndarray, pool: list[str], fused: dict[str, float],
+              lists: Mapping[str, list[ScoredChunk]], k: int) -> list[ScoredPaper]:
+    """Papers with their best real chunk, its cosine similarity and each list's rank."""
+    papers = lib.catalog.get_many(pool)
+    best: dict[str, ScoredChunk] = {}
+    ranks: dict[str, list[tuple[str, int, float]]] = {pid: [] for pid in pool}
+    for name, hits in lists.items():
+        for rank, hit in enumerate(hits, start=1):
+            pid = hit.chunk.paper_id
+            if pid in ranks:
+                ranks[pid].append((name, rank, round(hit.score, 4)))
+                if hit.chunk.text and (pid not in best or name == "dense"):
+                    best[pid] = hit
+    for pid in pool:  # found by name only: take its first chunk
+        if pid not in best and pid in papers:
+            chunks = lib.chunker.chunks(papers[pid])
+            if chunks:
+                best[pid] = ScoredChunk(chunks[0], 0.0)
+    hashes = {pid: content_hash(h.chunk.text) for pid, h in best.items()}
+    stored = lib.vectors.vectors_for(list(hashes.values()))
+    similarity = {pid: float(stored[h] @ vector) for pid, h in hashes.items() if h in stored}
+    order = pool
+    if lib.settings.retrieval.mmr:
+        order = mmr(pool, {pid: stored[h] for pid, h in hashes.items() if h in stored}, vector, k,
+                    lib.settings.retrieval.mmr_weight)
+    out = []
+    for pid in order[:k]:
+        if pid in papers:
+            chunk = best[pid].chunk if pid in best else None
+            out.append(ScoredPaper(papers[pid], fused[pid], chunk, similarity.get(pid, 0.0),
+                                   tuple(ranks[pid])))
+    return out

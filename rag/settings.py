@@ -34,7 +34,14 @@ class EmbeddingSettings(BaseModel):
 
 class RetrievalSettings(BaseModel):
     top_k: int = Field(5, ge=1, le=50, description="papers passed to the answerer")
-    candidates: int = Field(30, ge=1, le=500, description="chunks fetched before paper merge")
+    candidates: int = Field(30, ge=1, le=500, description="chunks each retriever fetches")
+    rrf_k: int = Field(60, ge=1, description="reciprocal-rank fusion constant")
+    dense_weight: float = Field(1.0, ge=0)
+    keyword_weight: float = Field(1.0, ge=0)
+    name_weight: float = Field(1.0, ge=0, description="papers whose method name the query says")
+    mmr: bool = Field(False, description="diversify the papers passed to the answerer")
+    mmr_weight: float = Field(0.7, ge=0, le=1, description="relevance vs. novelty in MMR")
+    mmr_pool: int = Field(15, ge=1, description="fused papers MMR chooses from")
 
 
 class AnswerSettings(BaseModel):

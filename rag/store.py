@@ -23,7 +23,8 @@ class VectorIndex(Protocol):
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray,
                papers: dict[str, Paper]) -> None: ...
 
-    def query(self, vector: np.ndarray, k: int) -> list[ScoredChunk]: ...
+    def query(self, vector: np.ndarray, k: int,
+              paper_ids: Sequence[str] | None = None) -> list[ScoredChunk]: ...
 
     def vectors_for(self, text_hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
 
@@ -100,13 +101,16 @@ class ChromaIndex:
             metadatas=[chunk_metadata(c, papers[c.paper_id]) for c in chunks],
         )
 
-    def query(self, vector: np.ndarray, k: int) -> list[ScoredChunk]:
+    def query(self, vector: np.ndarray, k: int,
+              paper_ids: Sequence[str] | None = None) -> list[ScoredChunk]:
+        """Nearest chunks, optionally only among some papers (metadata filters)."""
         total = self.collection.count()
-        if total == 0:
+        if total == 0 or (paper_ids is not None and not paper_ids):
             return []
+        where = {"paper_id": {"$in": list(paper_ids)}} if paper_ids is not None else None
         reply = self.collection.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=min(k, total),
-            include=["documents", "metadatas", "distances"],
+            where=where, include=["documents", "metadatas", "distances"],
         )
         rows = zip(reply["ids"][0], reply["documents"][0], reply["metadatas"][0],
                    reply["distances"][0], strict=True)

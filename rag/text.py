@@ -62,6 +62,14 @@ def shingles(text: str, n: int = 5) -> set[int]:
     return {hash(tuple(words[i : i + n])) for i in range(max(1, len(words) - n + 1))}
 
 
+STOPWORDS = frozenset("""
+a an the of in on for to and or with by from at as is are was were be been which what who
+whom whose how why when where do does did can could should would will this that these those
+it its their there paper papers work works study studies method methods approach approaches
+use uses used using about any some all most me tell show find give list propose proposes
+proposed introduce introduces describe describes via than into has have had not no new also
+""".split())
+
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "No.")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 

@@ -68,11 +68,15 @@ class ScoredChunk:
 
 @dataclass(frozen=True)
 class ScoredPaper:
-    """A paper as retrieved: its best-scoring chunk decides its score."""
+    """A paper as retrieved. ``score`` is the fused rank score; ``similarity`` the cosine
+    similarity of its best chunk to the question (the evidence strength the answerer trusts);
+    ``ranks`` says where each retriever put it: (retriever, 1-based rank, its own score)."""
 
     paper: Paper
     score: float
     best_chunk: Chunk | None = None
+    similarity: float = 0.0
+    ranks: tuple[tuple[str, int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ class Answer:
     retrieved: tuple[RetrievedPaper, ...] = ()
     generator: str = "offline"
     timings: dict[str, float] = field(default_factory=dict)
+    standalone_question: str | None = None  # a follow-up as rewritten for retrieval
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

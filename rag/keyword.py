@@ -1,0 +1,32 @@
+"""Keyword retrieval: BM25 over the same chunks as the vector index (SQLite FTS5, Porter
+stemming), stored in the paper catalogue and updated with it by ingest."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .catalog import Catalog
+from .text import STOPWORDS
+from .types import Chunk, ScoredChunk
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def match_expression(query: str) -> str:
+    """An FTS5 expression that ORs the query's content words, each quoted so that no user
+    text is read as FTS syntax. Method names and numbers survive as they are."""
+    words = [w for w in _WORD.findall(query) if w.lower() not in STOPWORDS]
+    unique = list(dict.fromkeys(w.lower() for w in words))
+    return " OR ".join(f'"{w}"' for w in unique)
+
+
+def keyword_search(catalog: Catalog, query: str, limit: int,
+                   paper_ids: Sequence[str] | None = None) -> list[ScoredChunk]:
+    expression = match_expression(query)
+    if not expression or (paper_ids is not None and not paper_ids):
+        return []
+    rows = catalog.keyword_search(expression, limit, paper_ids)
+    return [ScoredChunk(Chunk(id=cid, paper_id=pid, index=int(cid.rsplit("#", 1)[-1]), text=text,
+                              text_hash=""), score)
+            for cid, pid, text, score in rows]

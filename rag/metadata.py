@@ -1,0 +1,57 @@
+"""Questions about who wrote what, answered from the author lists (metadata), with citations.
+Papers listed without an abstract take part, and the answer says so."""
+
+from __future__ import annotations
+
+import re
+
+from .generation import Draft, DraftSentence
+from .library import Library
+from .retrieval import Filters, retrieve
+from .text import STOPWORDS, split_sentences
+from .types import Paper, ScoredPaper
+
+_INTRO = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
+_AUTHOR_WORDS = {"co", "author", "authored", "coauthor", "co-author", "co-authored", "wrote",
+                 "write", "written", "publish", "published", "publications", "papers", "paper",
+                 "works", "show", "did", "by", "from"}
+
+
+def papers_by(lib: Library, name: str, filters: Filters = Filters()) -> list[Paper]:
+    wanted = name.lower()
+    return [p for p in lib.catalog.papers()
+            if any(wanted in a.lower() for a in p.authors) and filters.matches(p)]
+
+
+def contribution(paper: Paper) -> str:
+    """One line on what a paper does: its "we propose ..." sentence, else its first sentence."""
+    if not paper.has_abstract:
+        where = ", ".join(str(x) for x in (paper.venue, paper.year) if x)
+        return f"Listed{' in ' + where if where else ''} without an abstract."
+    sentences = split_sentences(paper.text)
+    return next((s for s in sentences if _INTRO.search(s)), sentences[0])
+
+
+def _topic(question: str, name: str) -> list[str]:
+    rest = question.replace(name, " ")
+    return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9\-]+", rest)
+            if w.lower() not in STOPWORDS and w.lower() not in _AUTHOR_WORDS]
+
+
+def author_answer(lib: Library, name: str, question: str,
+                  filters: Filters) -> tuple[list[ScoredPaper], Draft | None]:
+    """Evidence and draft for "papers by <name>"; (.., None) when nobody by that name is indexed.
+    With a topic as well ("papers by X on graphs") it is a filtered search instead."""
+    scoped = Filters(author=name, year_from=filters.year_from, year_to=filters.year_to,
+                     venue=filters.venue, source=filters.source)
+    papers = papers_by(lib, name, scoped)
+    if not papers:
+        return [], None
+    if len(_topic(question, name)) >= 2:
+        return retrieve(lib, question, lib.settings.retrieval.top_k, filters=scoped), None
+    evidence = [ScoredPaper(p, 1.0, None, 1.0, (("author", i, 1.0),))
+                for i, p in enumerate(papers, start=1)]
+    count = f"{len(papers)} indexed paper{'s' if len(papers) > 1 else ''}"
+    lines = [DraftSentence(f"{name} is among the listed authors of {count}:", (), framing=True)]
+    lines += [DraftSentence(f"- {p.label}: {contribution(p)}", (p.id,)) for p in papers]
+    return evidence, Draft(tuple(lines))
