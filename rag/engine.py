@@ -61,8 +61,7 @@ def search(engine: Engine, query: str, k: int | None = None, *, filters: Filters
            mode: str = "hybrid") -> list[ScoredPaper]:
     text = clean_question(check_question(query, engine.settings))
     _require_index(engine)
-    return retrieve(engine.library, text, k or engine.settings.retrieval.top_k, filters=filters,
-                    mode=mode, methods=engine.methods)
+    return find_papers(engine, text, k=k, filters=filters, mode=mode)[0]
 
 
 def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filters = Filters(),
@@ -72,14 +71,10 @@ def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filt
     asked = check_question(question, engine.settings)
     _require_index(engine)
     standalone = engine.rewriter.rewrite(clean_question(asked), history)
-    evidence, draft = _by_author(engine, standalone, filters)
+    evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
     retrieved_at = generated_at = time.perf_counter()
     generator = "metadata (author lists)" if draft is not None else engine.generator.name
     if draft is None:
-        evidence = retrieve(engine.library, standalone, k or engine.settings.retrieval.top_k,
-                            filters=filters, methods=engine.methods)
-        evidence = engine.reranker.rerank(standalone, evidence)
-        retrieved_at = time.perf_counter()
         draft = engine.generator.generate(standalone, evidence)
         generated_at = time.perf_counter()
     body, citations = attach_citations(draft, papers_by_id([e.paper for e in evidence]))
@@ -99,10 +94,16 @@ def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filt
     )
 
 
-def _by_author(engine: Engine, question: str,
-               filters: Filters) -> tuple[list[ScoredPaper], Draft | None]:
-    """"Papers by X": answered from the author lists, not by embedding the sentence."""
-    name = author_in_question(question)
-    if not name:
-        return [], None
-    return author_answer(engine.library, name, question, filters)
+def find_papers(engine: Engine, question: str, *, k: int | None = None,
+                filters: Filters = Filters(),
+                mode: str = "hybrid") -> tuple[list[ScoredPaper], Draft | None]:
+    """The evidence for a (stand-alone) question. "Papers by X" is answered from the author
+    lists, not by embedding the sentence: then the draft answer comes back too."""
+    name = author_in_question(question) if mode == "hybrid" else None
+    if name:
+        evidence, draft = author_answer(engine.library, name, question, filters)
+        if evidence:
+            return evidence, draft
+    found = retrieve(engine.library, question, k or engine.settings.retrieval.top_k,
+                     filters=filters, mode=mode, methods=engine.methods)
+    return engine.reranker.rerank(question, found), None

@@ -49,6 +49,7 @@ def author_answer(lib: Library, name: str, question: str,
         return [], None
     if len(_topic(question, name)) >= 2:
         return retrieve(lib, question, lib.settings.retrieval.top_k, filters=scoped), None
+    papers.sort(key=lambda p: (not p.has_abstract, p.id))
     evidence = [ScoredPaper(p, 1.0, None, 1.0, (("author", i, 1.0),))
                 for i, p in enumerate(papers, start=1)]
     count = f"{len(papers)} indexed paper{'s' if len(papers) > 1 else ''}"

@@ -17,14 +17,14 @@ _CHATTER = re.compile(
 _TRAILING_POLITE = re.compile(r"\s*[,.]?\s*(?:please|thanks|thank you)[.!?]*\s*$", re.IGNORECASE)
 
 _NAME = r"([A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-.]*){1,3})"
-_AUTHOR_PATTERNS = (
-    re.compile(r"\b(?:papers?|works?|publications?|articles?)\s+(?:written\s+|authored\s+|"
-               r"co-?authored\s+)?(?:by|from)\s+" + _NAME),
-    re.compile(r"\b(?:did|does|has|have)\s+" + _NAME + r"\s+(?:co-?)?(?:author|write|wrote|publish)"),
-    re.compile(r"\b(?:authored|co-?authored|written)\s+by\s+" + _NAME),
-    re.compile(r"\b(?:with|by)\s+" + _NAME + r"\s+(?:as\s+(?:an?\s+)?(?:co-?)?author)"),
-    re.compile(_NAME + r"(?:'s|’s)\s+(?:papers?|work|publications?)"),
-    re.compile(r"\bpublished\s+by\s+" + _NAME),
+_AUTHOR_PATTERNS = (  # (?i:...) makes the wording case-insensitive but not the name
+    re.compile(r"\b(?i:papers?|works?|publications?|articles?)\s+(?i:written\s+|authored\s+|"
+               r"co-?authored\s+)?(?i:by|from)\s+" + _NAME),
+    re.compile(r"\b(?i:did|does|has|have)\s+" + _NAME + r"\s+(?i:co-?)?(?i:author|write|wrote|publish)"),
+    re.compile(r"\b(?i:authored|co-?authored|written)\s+(?i:by)\s+" + _NAME),
+    re.compile(r"\b(?i:with|by)\s+" + _NAME + r"\s+(?i:as\s+(?:an?\s+)?(?:co-?)?author)"),
+    re.compile(_NAME + r"(?:'s|’s)\s+(?i:papers?|work|publications?)"),
+    re.compile(r"\b(?i:published\s+by)\s+" + _NAME),
 )
 
 

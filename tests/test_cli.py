@@ -134,3 +134,22 @@ def test_the_console_script_runs_as_a_real_process(tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip().startswith("error: the index is empty")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_search_explain_shows_each_retrievers_rank(real_index):
+    result = rag(real_index.data_dir, "search", "--explain", "SupReMix mixup hard negatives", "-k", "2")
+    assert result.exit_code == 0
+    first = result.output.split(" 2. ")[0]
+    assert "SupReMix (000-0001)" in first
+    assert "fused from: dense #1" in first and "keyword #1" in first
+
+
+@pytest.mark.slow
+def test_filters_on_the_command_line(real_index):
+    result = rag(real_index.data_dir, "search", "--json", "syntactic language model",
+                 "--author", "zhouhan lin", "-k", "5")
+    rows = json.loads(result.output)
+    assert rows and all(r["paper_id"].startswith("001-") for r in rows)
+    bad = rag(real_index.data_dir, "search", "x", "--year", "recently")
+    assert bad.exit_code == 2 and "2023-2025" in bad.output
