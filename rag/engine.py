@@ -1,22 +1,30 @@
 """The one answer path. The CLI, the HTTP service, the Slack bot and the eval harness all call
-``answer(engine, question, ...)``."""
+``answer(engine, question, ...)`` (or ``answer_stream`` for text as it is generated).
+
+retrieve -> (rerank) -> generate (LLM, falling back to the offline answerer) -> check every
+sentence against the papers it cites -> number the citations -> abstain if nothing is left."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .citations import attach_citations, papers_by_id
-from .errors import IndexNotFoundError, InputError
+from .citations import attach_citations, keys_of, papers_by_id
+from .errors import IndexNotFoundError, InputError, LLMError
 from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
 from .library import Library, method_index, open_library
+from .llm import ChatModel, build_chat_model
+from .llm_answer import LLMAnswerer
+from .llm_query import LLMReranker, LLMRewriter
 from .metadata import author_answer
+from .prompts import load_prompts
 from .query import QueryRewriter, RuleRewriter, author_in_question, clean_question
 from .rerank import NoReranker, Reranker
 from .retrieval import Filters, retrieve
 from .settings import Settings
-from .types import Answer, RetrievedPaper, ScoredPaper
+from .support import EmbeddingOverlapScorer, SupportScorer
+from .types import Answer, RetrievedPaper, ScoredPaper, SentenceSupport
 
 
 @dataclass
@@ -24,6 +32,8 @@ class Engine:
     settings: Settings
     library: Library
     generator: Generator
+    offline: Generator
+    scorer: SupportScorer
     rewriter: QueryRewriter = field(default_factory=RuleRewriter)
     reranker: Reranker = field(default_factory=NoReranker)
     methods: dict[str, list[str]] = field(default_factory=dict)
@@ -33,10 +43,22 @@ class Engine:
 
 
 def build_engine(settings: Settings, *, library: Library | None = None,
-                 generator: Generator | None = None) -> Engine:
+                 chat_model: ChatModel | None = None) -> Engine:
+    """Everything built once, from settings. Prompts are checked here, LLM or not."""
+    prompts = load_prompts(settings.prompts_dir)
     library = library or open_library(settings)
-    generator = generator or OfflineAnswerer(library.embedder, settings.answer)
-    return Engine(settings, library, generator, methods=method_index(library))
+    scorer = EmbeddingOverlapScorer(library)
+    offline = OfflineAnswerer(library.embedder, settings.answer)
+    model = chat_model or build_chat_model(settings.llm)
+    engine = Engine(settings, library, offline, offline, scorer, methods=method_index(library))
+    if model is not None:
+        engine.generator = LLMAnswerer(model, prompts["answer"], scorer,
+                                       settings.answer.support_threshold)
+        if settings.llm.rewrite_followups:
+            engine.rewriter = LLMRewriter(model, prompts["condense"])
+        if settings.llm.rerank:
+            engine.reranker = LLMReranker(model, prompts["rerank"])
+    return engine
 
 
 def check_question(question: str, settings: Settings) -> str:
@@ -57,43 +79,6 @@ def _require_index(engine: Engine) -> None:
                                  f"(data directory: {engine.settings.data_dir}).")
 
 
-def search(engine: Engine, query: str, k: int | None = None, *, filters: Filters = Filters(),
-           mode: str = "hybrid") -> list[ScoredPaper]:
-    text = clean_question(check_question(query, engine.settings))
-    _require_index(engine)
-    return find_papers(engine, text, k=k, filters=filters, mode=mode)[0]
-
-
-def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filters = Filters(),
-           history: Sequence[str] = ()) -> Answer:
-    """Answer one question (with earlier questions of the conversation in ``history``)."""
-    started = time.perf_counter()
-    asked = check_question(question, engine.settings)
-    _require_index(engine)
-    standalone = engine.rewriter.rewrite(clean_question(asked), history)
-    evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
-    retrieved_at = generated_at = time.perf_counter()
-    generator = "metadata (author lists)" if draft is not None else engine.generator.name
-    if draft is None:
-        draft = engine.generator.generate(standalone, evidence)
-        generated_at = time.perf_counter()
-    body, citations = attach_citations(draft, papers_by_id([e.paper for e in evidence]))
-    abstained = draft.abstained or not citations
-    return Answer(
-        question=asked,
-        text=ABSTAIN_TEXT if abstained else body,
-        citations=() if abstained else citations,
-        abstained=abstained,
-        retrieved=tuple(RetrievedPaper(e.paper.id, e.paper.label, round(e.similarity, 4))
-                        for e in evidence),
-        generator=generator,
-        timings={"retrieval_ms": round((retrieved_at - started) * 1000, 1),
-                 "generation_ms": round((generated_at - retrieved_at) * 1000, 1),
-                 "total_ms": round((time.perf_counter() - started) * 1000, 1)},
-        standalone_question=standalone if standalone != asked else None,
-    )
-
-
 def find_papers(engine: Engine, question: str, *, k: int | None = None,
                 filters: Filters = Filters(),
                 mode: str = "hybrid") -> tuple[list[ScoredPaper], Draft | None]:
@@ -107,3 +92,87 @@ def find_papers(engine: Engine, question: str, *, k: int | None = None,
     found = retrieve(engine.library, question, k or engine.settings.retrieval.top_k,
                      filters=filters, mode=mode, methods=engine.methods)
     return engine.reranker.rerank(question, found), None
+
+
+def search(engine: Engine, query: str, k: int | None = None, *, filters: Filters = Filters(),
+           mode: str = "hybrid") -> list[ScoredPaper]:
+    text = clean_question(check_question(query, engine.settings))
+    _require_index(engine)
+    return find_papers(engine, text, k=k, filters=filters, mode=mode)[0]
+
+
+def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filters = Filters(),
+           history: Sequence[str] = ()) -> Answer:
+    """Answer one question (with earlier questions of the conversation in ``history``)."""
+    *_, final = answer_stream(engine, question, k=k, filters=filters, history=history)
+    assert isinstance(final, Answer)
+    return final
+
+
+def answer_stream(engine: Engine, question: str, *, k: int | None = None,
+                  filters: Filters = Filters(), history: Sequence[str] = ()) -> Iterator[str | Answer]:
+    """Text deltas as the generator writes them (LLM only), then the checked Answer."""
+    started = time.perf_counter()
+    asked = check_question(question, engine.settings)
+    _require_index(engine)
+    standalone = engine.rewriter.rewrite(clean_question(asked), history)
+    evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
+    retrieved_at = time.perf_counter()
+    generator = "metadata (author lists)"
+    if draft is None:
+        draft, generator = yield from _generate(engine, standalone, evidence)
+    generated_at = time.perf_counter()
+    result = _finish(engine, asked, standalone, evidence, draft, generator)
+    yield Answer(**{**result.__dict__, "timings": {
+        "retrieval_ms": round((retrieved_at - started) * 1000, 1),
+        "generation_ms": round((generated_at - retrieved_at) * 1000, 1),
+        "total_ms": round((time.perf_counter() - started) * 1000, 1)}})
+
+
+def _generate(engine: Engine, question: str,
+              evidence: list[ScoredPaper]) -> Iterator[str]:  # type: ignore[misc]
+    """Run the generator, streaming when it can; on LLM failure use the offline answerer."""
+    try:
+        streamer = getattr(engine.generator, "stream", None)
+        if streamer is None:
+            return engine.generator.generate(question, evidence), engine.generator.name
+        for item in streamer(question, evidence):
+            if isinstance(item, Draft):
+                return item, engine.generator.name
+            yield item
+        raise LLMError("stream ended without an answer")
+    except LLMError as exc:
+        draft = engine.offline.generate(question, evidence)
+        return draft, f"offline (LLM unavailable: {exc})"
+
+
+def _finish(engine: Engine, asked: str, standalone: str, evidence: list[ScoredPaper],
+            draft: Draft, generator: str) -> Answer:
+    """Check each sentence against the papers it cites; number citations; abstain if empty."""
+    papers = papers_by_id([e.paper for e in evidence])
+    threshold = engine.settings.answer.support_threshold
+    scores: list[float] = []
+    for sentence in draft.sentences:
+        cited = [papers[p] for p in sentence.paper_ids if p in papers]
+        trusted = sentence.framing or generator.startswith("metadata")
+        scores.append(1.0 if trusted else engine.scorer.score(sentence.text, cited) if cited else 0.0)
+    weak = frozenset(i for i, s in enumerate(scores) if s < threshold)
+    keep_marked = engine.settings.answer.keep_unsupported
+    kept = Draft(tuple(s for i, s in enumerate(draft.sentences) if keep_marked or i not in weak),
+                 draft.abstained)
+    kept_scores = [s for i, s in enumerate(scores) if keep_marked or i not in weak]
+    marked = frozenset(i for i, s in enumerate(kept_scores) if s < threshold)
+    body, citations = attach_citations(kept, papers, marked if keep_marked else frozenset())
+    abstained = draft.abstained or not citations
+    support = tuple(SentenceSupport(s.text, keys, round(score, 4), score >= threshold)
+                    for s, keys, score in zip(kept.sentences, keys_of(kept, citations), kept_scores,
+                                              strict=True) if not s.framing)
+    return Answer(
+        question=asked, text=ABSTAIN_TEXT if abstained else body,
+        citations=() if abstained else citations, abstained=abstained,
+        retrieved=tuple(RetrievedPaper(e.paper.id, e.paper.label, round(e.similarity, 4))
+                        for e in evidence),
+        generator=generator, standalone_question=standalone if standalone != asked else None,
+        sentences=() if abstained else support, removed_keys=draft.unknown_keys,
+        removed_sentences=0 if keep_marked else len(weak),
+    )

@@ -30,3 +30,11 @@ class StoreError(RagError):
 
 class EmbeddingError(RagError):
     """The embedder could not be loaded or failed to embed."""
+
+
+class LLMError(RagError):
+    """The LLM endpoint failed: down, too slow, or it answered with something unusable."""
+
+
+class PromptError(RagError):
+    """A prompt template is missing or has the wrong placeholders."""

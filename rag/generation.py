@@ -34,6 +34,8 @@ class DraftSentence:
 class Draft:
     sentences: tuple[DraftSentence, ...]
     abstained: bool = False
+    unknown_keys: int = 0  # citation keys the model invented (never in its context), removed
+    attributed: int = 0  # uncited sentences given a source after the fact
 
 
 class Generator(Protocol):

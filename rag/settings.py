@@ -53,6 +53,29 @@ class AnswerSettings(BaseModel):
     min_sentence_score: float = Field(
         0.30, description="drop candidate sentences whose relevance is below this"
     )
+    support_threshold: float = Field(
+        0.5, description="a sentence whose cited passages score below this is unsupported"
+    )
+    keep_unsupported: bool = Field(False, description="show unsupported sentences, marked")
+
+
+class LLMSettings(BaseModel):
+    """An OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio, llama.cpp server).
+    Unset base_url and api_key: the offline answerer is used."""
+
+    base_url: str | None = None
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr | None = None
+    temperature: float = Field(0.0, ge=0, le=2)
+    max_tokens: int = Field(400, ge=16, le=8192)
+    timeout: float = Field(60.0, gt=0, description="seconds per request")
+    retries: int = Field(1, ge=0, le=10)
+    rewrite_followups: bool = Field(True, description="condense follow-ups with the LLM")
+    rerank: bool = Field(False, description="let the LLM reorder retrieved papers")
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url or self.api_key)
 
 
 class Settings(BaseSettings):
@@ -67,3 +90,5 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = EmbeddingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     answer: AnswerSettings = AnswerSettings()
+    llm: LLMSettings = LLMSettings()
+    prompts_dir: Path = Field(PROJECT_ROOT / "prompts", description="prompt templates")

@@ -98,6 +98,16 @@ class RetrievedPaper:
 
 
 @dataclass(frozen=True)
+class SentenceSupport:
+    """How well one answer sentence is backed by the papers it cites (0..1)."""
+
+    text: str
+    keys: tuple[int, ...]
+    score: float
+    supported: bool
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     text: str
@@ -107,6 +117,9 @@ class Answer:
     generator: str = "offline"
     timings: dict[str, float] = field(default_factory=dict)
     standalone_question: str | None = None  # a follow-up as rewritten for retrieval
+    sentences: tuple[SentenceSupport, ...] = ()
+    removed_keys: int = 0  # citation keys the generator invented, stripped
+    removed_sentences: int = 0  # sentences dropped because their citations did not support them
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,88 @@
+"""The LLM answerer: retrieved abstracts go to the model fenced and keyed [1]..[n]; its reply
+is parsed back into sentences with paper ids. Keys it invents are removed and counted; a
+sentence it left uncited is attributed after the fact to the abstract that supports it best
+(small models ignore citation instructions), or left uncited for the support check to drop."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from .generation import ABSTAIN_TEXT, Draft, DraftSentence
+from .llm import ChatModel
+from .prompts import Prompt
+from .support import SupportScorer
+from .text import split_sentences
+from .types import ScoredPaper
+
+_FENCE = re.compile(r"</?\s*abstract\b[^>]*>", re.IGNORECASE)
+_KEYS = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
+_BRACKETED = re.compile(r"\s*\[[^\]\n]{0,40}\]")
+_KEY_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[[\d,;\s]+\]\s*)+)")
+_ABSTAINS = re.compile(r"(?:do(?:es)? not|don't|cannot|can't) (?:answer|address|say|mention|"
+                       r"provide|contain)|not (?:answered|mentioned|reported) in", re.IGNORECASE)
+
+
+def fence(text: str) -> str:
+    """Abstract text with anything that could close or open a fence removed."""
+    return _FENCE.sub("[fence removed]", text)
+
+
+def build_sources(evidence: Sequence[ScoredPaper]) -> tuple[str, dict[int, str]]:
+    keymap: dict[int, str] = {}
+    blocks = []
+    for key, item in enumerate((e for e in evidence if e.paper.has_abstract), start=1):
+        keymap[key] = item.paper.id
+        blocks.append(f'<abstract key="{key}" id="{item.paper.id}">\n{fence(item.paper.abstract)}'
+                      f"\n</abstract>")
+    return "\n\n".join(blocks), keymap
+
+
+class LLMAnswerer:
+    def __init__(self, model: ChatModel, prompt: Prompt, scorer: SupportScorer,
+                 threshold: float) -> None:
+        self.model, self.prompt, self.scorer, self.threshold = model, prompt, scorer, threshold
+        self.name = model.name
+
+    def _messages(self, question: str, evidence: Sequence[ScoredPaper]):  # type: ignore[no-untyped-def]
+        sources, keymap = build_sources(evidence)
+        return self.prompt.messages(question=question, sources=sources), keymap
+
+    def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
+        messages, keymap = self._messages(question, evidence)
+        return self.parse(self.model.complete(messages), keymap, evidence)
+
+    def stream(self, question: str, evidence: Sequence[ScoredPaper]) -> Iterator[str | Draft]:
+        """Text deltas as the model writes them, then the parsed Draft."""
+        messages, keymap = self._messages(question, evidence)
+        parts: list[str] = []
+        for delta in self.model.stream(messages):
+            parts.append(delta)
+            yield delta
+        yield self.parse("".join(parts), keymap, evidence)
+
+    def parse(self, reply: str, keymap: dict[int, str], evidence: Sequence[ScoredPaper]) -> Draft:
+        text = " ".join(reply.split())
+        if not text:
+            return Draft((), abstained=True)
+        if ABSTAIN_TEXT.lower().rstrip(".") in text.lower() or (
+                _ABSTAINS.search(text) and not _KEYS.search(text)):
+            return Draft((), abstained=True)
+        text = _KEY_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", text)
+        papers = {e.paper.id: e.paper for e in evidence}
+        sentences, unknown, attributed = [], 0, 0
+        for raw in split_sentences(text):
+            numbers = [int(n) for group in _KEYS.findall(raw) for n in re.split(r"[,;]", group)]
+            ids = tuple(dict.fromkeys(keymap[n] for n in numbers if n in keymap))
+            unknown += sum(1 for n in numbers if n not in keymap)
+            clean = _BRACKETED.sub("", raw).strip()
+            clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
+            if len(clean.split()) < 3:
+                continue
+            if not ids:
+                best = max(papers.values(), key=lambda p: self.scorer.score(clean, [p]), default=None)
+                if best is not None and self.scorer.score(clean, [best]) >= self.threshold:
+                    ids, attributed = (best.id,), attributed + 1
+            sentences.append(DraftSentence(clean, ids))
+        return Draft(tuple(sentences), abstained=not sentences, unknown_keys=unknown,
+                     attributed=attributed)
