@@ -113,6 +113,8 @@ def make_filters(author: str | None, years: str | None, venue: str | None,
 def print_answer(result) -> None:  # type: ignore[no-untyped-def]
     if result.standalone_question:
         click.echo(f"(read as: {result.standalone_question})", err=True)
+    if result.generator.startswith("offline (LLM unavailable"):
+        click.echo(f"note: {result.generator}", err=True)
     click.echo(result.text)
     if result.citations:
         click.echo()
@@ -128,21 +130,32 @@ def print_answer(result) -> None:  # type: ignore[no-untyped-def]
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
 @click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
+@click.option("--stream", is_flag=True, help="Print the LLM's text as it comes, then the checked answer.")
 @filter_options
 @click.pass_obj
-def ask(settings: Settings, question: str, as_json: bool, k: int | None, **filters: str) -> None:
+def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream: bool,
+        **filters: str) -> None:
     """Answer a question from the indexed abstracts, with citations."""
-    from .engine import answer, build_engine
+    from .engine import answer, answer_stream, build_engine
 
     chosen = make_filters(**filters)
     engine = build_engine(settings)
     try:
-        result = answer(engine, question, k=k, filters=chosen)
+        if stream and not as_json:
+            result = None
+            for item in answer_stream(engine, question, k=k, filters=chosen):
+                if isinstance(item, str):
+                    click.echo(item, nl=False)
+                else:
+                    result = item
+            click.echo("\n---")
+        else:
+            result = answer(engine, question, k=k, filters=chosen)
     finally:
         engine.close()
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
-    else:
+    elif result is not None:
         print_answer(result)
 
 
@@ -208,6 +221,20 @@ def search(settings: Settings, query: str, k: int, mode: str, explain: bool, as_
         if explain:
             parts = [f"{n} #{r} ({s:g})" for n, r, s in h.ranks] or ["-"]
             click.echo(f"    fused from: {', '.join(parts)}; cosine {h.similarity:.3f}")
+
+
+@cli.command("local-llm")
+@click.option("--port", default=8080, show_default=True)
+def local_llm(port: int) -> None:
+    """Serve the bundled SmolLM2 model on 127.0.0.1 (OpenAI API) for `rag ask` to use."""
+    import os
+
+    from .local_llm import server_command
+
+    command = server_command(port=port)
+    click.echo(f"in another shell: export RAG_LLM__BASE_URL=http://127.0.0.1:{port}/v1 "
+               "RAG_LLM__MODEL=smollm2", err=True)
+    os.execv(command[0], command)
 
 
 def main() -> None:

@@ -32,7 +32,7 @@ def _reason(exc: Exception) -> str:
         return "cannot connect"
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}"
-    return type(exc).__name__
+    return f"unreadable reply ({type(exc).__name__})"
 
 
 class OpenAIChatModel:

@@ -44,3 +44,28 @@ class InterruptingEmbedder(FakeEmbedder):
         if len(self.calls) >= self.after_calls:
             raise KeyboardInterrupt
         return super().embed(texts)
+
+
+class FakeChatModel:
+    """Queued replies (a string, or an exception to raise); records every message list."""
+
+    name = "llm:fake"
+
+    def __init__(self, *replies: str | Exception) -> None:
+        self.replies = list(replies)
+        self.prompts: list[list[dict[str, str]]] = []
+
+    def _next(self, messages) -> str:  # type: ignore[no-untyped-def]
+        self.prompts.append(list(messages))
+        reply = self.replies.pop(0) if self.replies else "The indexed abstracts do not answer this."
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    def complete(self, messages) -> str:  # type: ignore[no-untyped-def]
+        return self._next(messages)
+
+    def stream(self, messages):  # type: ignore[no-untyped-def]
+        text = self._next(messages)
+        for start in range(0, len(text), 7):
+            yield text[start : start + 7]
