@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Sequence
 
 
@@ -42,3 +43,22 @@ def percentile(values: Sequence[float], q: float) -> float:
     position = (len(ordered) - 1) * q / 100
     low, high = math.floor(position), math.ceil(position)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _canonical(text: str) -> str:
+    text = text.lower().replace("‑", "-")
+    text = re.sub(r"(\d)\s*(?:%|percent\b|per cent\b)", r"\1%", text)
+    return " ".join(re.findall(r"[a-z0-9%.+\-]+", text))
+
+
+def fact_covered(alternatives: Sequence[str], answer: str) -> bool:
+    """Any alternative in the answer, ignoring case, spacing and "35 %"/"35 percent" forms."""
+    canonical = _canonical(answer)
+    return any(_canonical(a) and _canonical(a) in canonical for a in alternatives)
+
+
+def key_fact_coverage(key_facts: Sequence[Sequence[str]], answer: str) -> float:
+    """Share of the required facts (each a list of alternatives) that the answer states."""
+    if not key_facts:
+        return 1.0
+    return sum(fact_covered(alts, answer) for alts in key_facts) / len(key_facts)

@@ -30,7 +30,7 @@ def attach_citations(draft: Draft, papers: dict[str, Paper],
                 keys[pid] = len(keys) + 1
                 passages[pid] = sentence.text
         marks = "".join(f"[{keys[pid]}]" for pid in known)
-        parts.append(f"{sentence.text.rstrip()} {marks}{mark}")
+        parts.append(f"{sentence.prefix}{sentence.text.rstrip()} {marks}{mark}")
     citations = tuple(_citation(key, papers[pid], passages[pid]) for pid, key in keys.items())
     if not citations:
         return "", ()

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from .embedding import Embedder
 from .settings import AnswerSettings
 from .text import STOPWORDS as _STOPWORDS
 from .text import split_sentences
-from .types import ScoredPaper
+from .types import Paper, ScoredPaper
 
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
 
@@ -28,6 +28,7 @@ class DraftSentence:
     paper_ids: tuple[str, ...]
     score: float = 0.0
     framing: bool = False
+    prefix: str = ""  # shown before the sentence ("- KV-Distill (004-0253): "), never checked
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,12 @@ _DEFINITION_Q = re.compile(
     re.IGNORECASE)
 
 
+# Words that say little about *what* is asked ("How does X perform?" asks about all of X).
+_GENERIC_TERMS = frozenset("""do doe make made train model result perform performance achieve
+improve work mean main idea key contribution goal problem address solve task help differ compare
+""".split())
+
+
 def stem(word: str) -> str:
     """A crude suffix strip so that "negatives" meets "negative" and "compresses" "compress"."""
     if word.endswith("ies") and len(word) > 5:
@@ -81,6 +88,20 @@ def rare_terms(text: str) -> set[str]:
             if any(c.isdigit() for c in t) or any(c.isupper() for c in t[1:])}
 
 
+_NUMERIC_Q = re.compile(r"\b(?:how many|how much|by how much|what (?:percentage|percent|number|"
+                        r"fraction|share|size|rate|learning rate|speed-?up|accuracy|score)|"
+                        r"what (?:[\w-]+ )?(?:factor|ratio)|how (?:large|big|fast|"
+                        r"long|often))\b", re.IGNORECASE)
+_STANDALONE_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s*(?:%|x|×|k|K|M|B)?(?![\w])")
+
+
+_HOW_MANY = re.compile(r"\bhow many\s+([A-Za-z][A-Za-z\-]+)", re.IGNORECASE)
+
+
+def asks_for_number(question: str) -> bool:
+    return bool(_NUMERIC_Q.search(question))
+
+
 def is_multi_paper(question: str) -> bool:
     return bool(_MULTI.search(question))
 
@@ -96,16 +117,24 @@ class OfflineAnswerer:
 
     def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
         usable = [e for e in evidence if e.paper.has_abstract]
+        named = [e for e in usable if e.paper.method and e.paper.method.lower() in rare_terms(question)]
         strongest = max((e.similarity for e in usable), default=0.0)
-        if strongest < self.settings.min_evidence:
+        if strongest < self.settings.min_evidence and not named:
             return Draft((), abstained=True)
         floor = max(self.settings.min_evidence, strongest - 0.15)
-        papers = [e for e in usable if e.similarity >= floor]
+        papers = [e for e in usable if e.similarity >= floor] or named
+        if named and not is_multi_paper(question):
+            papers = named  # "How many GPUs trained K2?" is answered from K2's abstract or not at all
+            if not any(self._mentions_focus(question, e.paper) for e in named):
+                return Draft((), abstained=True)  # a false premise: the abstract never says
         scored = self._score_sentences(question, papers)
         if not scored or scored[0].score < self.settings.min_sentence_score:
             return Draft((), abstained=True)
-        chosen = (self._one_per_paper(scored) if is_multi_paper(question)
-                  else self._best_few(scored))
+        if is_multi_paper(question):
+            return Draft(tuple(self._one_per_paper(scored, papers)))
+        chosen = self._best_few(scored)
+        if asks_for_number(question) and not self._has_asked_number(question, chosen):
+            return Draft((), abstained=True)  # the asked-for number is in none of the abstracts
         return Draft(tuple(chosen))
 
     def _score_sentences(self, question: str, papers: Sequence[ScoredPaper]) -> list[DraftSentence]:
@@ -117,6 +146,7 @@ class OfflineAnswerer:
         similarity = vectors[1:] @ vectors[0]
         terms, rare = content_terms(question), rare_terms(question)
         definition = bool(_DEFINITION_Q.match(question))
+        numeric = asks_for_number(question)
         out = []
         for (paper, sentence), sim in zip(candidates, similarity, strict=True):
             words = content_terms(sentence)
@@ -124,12 +154,31 @@ class OfflineAnswerer:
             # A name that picks the paper says nothing about which of its sentences answers.
             named = rare - {(paper.paper.method or "").lower()}
             bonus = 0.15 * len(named & {w.lower() for w in _TOKEN.findall(sentence)})
+            if numeric and _STANDALONE_NUMBER.search(sentence):
+                bonus += 0.2
             if definition and _INTRO.search(sentence):
                 method = paper.paper.method
                 bonus += 0.3 if method and method in sentence else 0.1
             score = 0.55 * float(sim) + 0.35 * overlap + 0.1 * paper.similarity + min(bonus, 0.4)
             out.append(DraftSentence(sentence, (paper.paper.id,), score))
         return sorted(out, key=lambda d: -d.score)
+
+    @staticmethod
+    def _has_asked_number(question: str, chosen: Sequence[DraftSentence]) -> bool:
+        """A number, and for "how many X" a number of X: "How many GPUs ...?" is not answered by
+        "5.5B tokens"."""
+        with_number = [c for c in chosen if _STANDALONE_NUMBER.search(c.text)]
+        unit = _HOW_MANY.search(question)
+        if unit is None:
+            return bool(with_number)
+        wanted = stem(unit.group(1).lower())
+        return any(wanted in content_terms(c.text) for c in with_number)
+
+    @staticmethod
+    def _mentions_focus(question: str, paper: Paper) -> bool:
+        """Does the abstract mention every specific thing the question asks about the paper?"""
+        focus = content_terms(question) - _GENERIC_TERMS - {(paper.method or "").lower()}
+        return len(focus & content_terms(paper.text)) >= len(focus) / 2
 
     def _best_few(self, scored: list[DraftSentence]) -> list[DraftSentence]:
         top = scored[0]
@@ -141,14 +190,21 @@ class OfflineAnswerer:
                 chosen.append(cand)
         return chosen
 
-    def _one_per_paper(self, scored: list[DraftSentence]) -> list[DraftSentence]:
-        chosen: dict[str, DraftSentence] = {}
-        for cand in scored:
-            if cand.paper_ids[0] in chosen or cand.score < self.settings.min_sentence_score:
-                continue
-            chosen[cand.paper_ids[0]] = cand
-            if len(chosen) == self.settings.max_sentences:
-                break
-        return list(chosen.values())
+    def _one_per_paper(self, scored: list[DraftSentence],
+                       papers: Sequence[ScoredPaper]) -> list[DraftSentence]:
+        """A list: each paper with the sentence that best says what it contributes here."""
+        by_id = {p.paper.id: p.paper for p in papers}
+
+        def as_contribution(cand: DraftSentence) -> float:
+            method = by_id[cand.paper_ids[0]].method
+            says_what = _INTRO.search(cand.text) or (method and method in cand.text)
+            return cand.score + (0.15 if says_what else 0.0)
+
+        best: dict[str, DraftSentence] = {}
+        for cand in sorted(scored, key=as_contribution, reverse=True):
+            if cand.paper_ids[0] not in best and cand.score >= self.settings.min_sentence_score:
+                best[cand.paper_ids[0]] = cand
+        ranked = sorted(best.values(), key=lambda c: -c.score)[: self.settings.max_sentences]
+        return [replace(c, prefix=f"- {by_id[c.paper_ids[0]].label}: ") for c in ranked]
 
 

@@ -14,7 +14,8 @@ from .types import Paper, ScoredPaper
 _INTRO = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
 _AUTHOR_WORDS = {"co", "author", "authored", "coauthor", "co-author", "co-authored", "wrote",
                  "write", "written", "publish", "published", "publications", "papers", "paper",
-                 "works", "show", "did", "by", "from"}
+                 "works", "show", "did", "by", "from", "authors", "among", "appeared", "appear",
+                 "worked", "list", "lists", "venue", "conference"}
 
 
 def papers_by(lib: Library, name: str, filters: Filters = Filters()) -> list[Paper]:
@@ -32,18 +33,39 @@ def contribution(paper: Paper) -> str:
     return next((s for s in sentences if _INTRO.search(s)), sentences[0])
 
 
+# Venue acronyms as the bundled venue strings spell them out.
+VENUES = {
+    "EMNLP": "Empirical Methods in Natural Language Processing",
+    "NAACL": "Americas Chapter of the Association for Computational Linguistics",
+    "EACL": "European Chapter of the Association for Computational Linguistics",
+    "ACL": "Annual Meeting of the Association for Computational Linguistics",
+}
+_YEAR = re.compile(r"\b(19|20)\d\d\b")
+
+
+def venue_and_year(question: str) -> tuple[str | None, int | None]:
+    """"at EMNLP 2023" in a question -> a venue filter and a year."""
+    venue = next((full for short, full in VENUES.items() if re.search(rf"\b{short}\b", question)),
+                 None)
+    year = _YEAR.search(question)
+    return venue, int(year.group(0)) if year else None
+
+
 def _topic(question: str, name: str) -> list[str]:
     rest = question.replace(name, " ")
     return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9\-]+", rest)
-            if w.lower() not in STOPWORDS and w.lower() not in _AUTHOR_WORDS]
+            if w.lower() not in STOPWORDS and w.lower() not in _AUTHOR_WORDS
+            and w not in VENUES and not w.isdigit()]
 
 
 def author_answer(lib: Library, name: str, question: str,
                   filters: Filters) -> tuple[list[ScoredPaper], Draft | None]:
     """Evidence and draft for "papers by <name>"; (.., None) when nobody by that name is indexed.
     With a topic as well ("papers by X on graphs") it is a filtered search instead."""
-    scoped = Filters(author=name, year_from=filters.year_from, year_to=filters.year_to,
-                     venue=filters.venue, source=filters.source)
+    venue, year = venue_and_year(question)
+    scoped = Filters(author=name, year_from=year or filters.year_from,
+                     year_to=year or filters.year_to, venue=venue or filters.venue,
+                     source=filters.source)
     papers = papers_by(lib, name, scoped)
     if not papers:
         return [], None
@@ -54,5 +76,5 @@ def author_answer(lib: Library, name: str, question: str,
                 for i, p in enumerate(papers, start=1)]
     count = f"{len(papers)} indexed paper{'s' if len(papers) > 1 else ''}"
     lines = [DraftSentence(f"{name} is among the listed authors of {count}:", (), framing=True)]
-    lines += [DraftSentence(f"- {p.label}: {contribution(p)}", (p.id,)) for p in papers]
+    lines += [DraftSentence(contribution(p), (p.id,), prefix=f"- {p.label}: ") for p in papers]
     return evidence, Draft(tuple(lines))

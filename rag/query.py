@@ -20,7 +20,10 @@ _NAME = r"([A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-.]*){1,3})"
 _AUTHOR_PATTERNS = (  # (?i:...) makes the wording case-insensitive but not the name
     re.compile(r"\b(?i:papers?|works?|publications?|articles?)\s+(?i:written\s+|authored\s+|"
                r"co-?authored\s+)?(?i:by|from)\s+" + _NAME),
-    re.compile(r"\b(?i:did|does|has|have)\s+" + _NAME + r"\s+(?i:co-?)?(?i:author|write|wrote|publish)"),
+    re.compile(r"\b(?i:did|does|has|have)\s+" + _NAME + r"\s+(?i:co-?)?(?i:author|write|wrote|"
+               r"written|publish|work)"),
+    re.compile(r"\b(?i:list|lists|include|includes|have|has|with)\s+" + _NAME +
+               r"\s+(?i:as|among)\s+(?:\w+\s+){0,2}(?i:authors?|co-?authors?)"),
     re.compile(r"\b(?i:authored|co-?authored|written)\s+(?i:by)\s+" + _NAME),
     re.compile(r"\b(?i:with|by)\s+" + _NAME + r"\s+(?i:as\s+(?:an?\s+)?(?:co-?)?author)"),
     re.compile(_NAME + r"(?:'s|’s)\s+(?i:papers?|work|publications?)"),

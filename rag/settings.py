@@ -48,7 +48,7 @@ class AnswerSettings(BaseModel):
     max_question_chars: int = Field(2000, ge=10)
     max_sentences: int = Field(4, ge=1, le=10)
     min_evidence: float = Field(
-        0.25, description="abstain when the best paper's cosine similarity is below this"
+        0.30, description="abstain when the best paper's cosine similarity is below this"
     )
     min_sentence_score: float = Field(
         0.30, description="drop candidate sentences whose relevance is below this"
