@@ -55,6 +55,10 @@ def main() -> None:
     print(f"  nearest other paper (not):   {quantiles(negatives)}")
     print(f"best threshold {best:.2f}: {tpr:.1%} of supported kept, {tnr:.1%} of unsupported caught "
           f"(balanced accuracy {(tpr + tnr) / 2:.1%})")
+    current = settings.answer.support_threshold
+    kept = sum(p >= current for p in positives) / len(positives)
+    caught = sum(n < current for n in negatives) / len(negatives)
+    print(f"configured threshold {current:.2f}: {kept:.1%} kept, {caught:.1%} caught")
 
 
 if __name__ == "__main__":
