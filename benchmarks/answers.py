@@ -12,15 +12,13 @@ share of generated sentences that passed the support check, abstention accuracy
 from __future__ import annotations
 
 import argparse
-import tempfile
 from pathlib import Path
+
+from common import indexed_settings
 
 from eval.dataset import DEFAULT_DATASET, load
 from eval.metrics import key_fact_coverage, percentile
 from rag.engine import answer, build_engine
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.settings import Settings
 
 
 def main() -> None:
@@ -30,12 +28,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=args.data_dir or Path(tmp) / "index")
-        if args.data_dir is None:
-            lib = open_library(settings)
-            ingest(lib, [settings.corpus_dir])
-            lib.close()
+    with indexed_settings(args.data_dir) as settings:
         engine = build_engine(settings)
         questions = load(args.dataset)[: args.limit]
         rows = []

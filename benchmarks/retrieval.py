@@ -10,16 +10,14 @@ paper). Latency is per question, warm (a first pass runs before the timed one)."
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
 from pathlib import Path
+
+from common import indexed_settings
 
 from eval.dataset import DEFAULT_DATASET, load
 from eval.metrics import mrr_at, ndcg_at, percentile, recall_at
 from rag.engine import build_engine, find_papers
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.settings import Settings
 
 METHODS = {"BM25 only": "keyword", "dense only": "dense", "fused (default)": "hybrid"}
 
@@ -48,12 +46,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=args.data_dir or Path(tmp) / "index")
-        if args.data_dir is None:
-            lib = open_library(settings)
-            ingest(lib, [settings.corpus_dir])
-            lib.close()
+    with indexed_settings(args.data_dir) as settings:
         engine = build_engine(settings)
         questions = [q for q in load(args.dataset) if q.gold_papers]
         by_type: dict[str, int] = {}

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import random
-import tempfile
 from pathlib import Path
 
-from rag.ingest import ingest
+from common import indexed_settings
+
 from rag.library import open_library
 from rag.retrieval import retrieve
-from rag.settings import Settings
 from rag.support import EmbeddingOverlapScorer
 from rag.text import split_sentences
 
@@ -26,11 +25,8 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--sample", type=int, default=300)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=args.data_dir or Path(tmp) / "index")
+    with indexed_settings(args.data_dir) as settings:
         lib = open_library(settings)
-        if args.data_dir is None:
-            ingest(lib, [settings.corpus_dir])
         scorer = EmbeddingOverlapScorer(lib)
         papers = [p for p in lib.catalog.papers() if p.has_abstract]
         random.Random(7).shuffle(papers)

@@ -1,0 +1,27 @@
+"""Shared by the benchmark scripts: an index of the bundled corpus to measure against."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rag.ingest import ingest
+from rag.library import open_library
+from rag.settings import Settings
+
+
+@contextmanager
+def indexed_settings(data_dir: Path | None) -> Iterator[Settings]:
+    """Settings pointing at ``data_dir`` as it is, or at a fresh index of the bundled corpus
+    built in a temporary folder (removed afterwards) when no folder is given."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=data_dir or Path(tmp) / "index")
+        if data_dir is None:
+            lib = open_library(settings)
+            try:
+                ingest(lib, [settings.corpus_dir])
+            finally:
+                lib.close()
+        yield settings
