@@ -223,6 +223,34 @@ def search(settings: Settings, query: str, k: int, mode: str, explain: bool, as_
             click.echo(f"    fused from: {', '.join(parts)}; cosine {h.similarity:.3f}")
 
 
+@cli.command()
+@click.option("--host", default=None, help="Default 127.0.0.1 (RAG_SERVICE__HOST).")
+@click.option("--port", type=int, default=None, help="Default 8000 (RAG_SERVICE__PORT).")
+@click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True)
+@click.pass_obj
+def serve(settings: Settings, host: str | None, port: int | None, workers: int) -> None:
+    """Serve the HTTP API, the OpenAI-compatible endpoint and the chat page."""
+    import ipaddress
+
+    import uvicorn
+
+    host = host or settings.service.host
+    port = port or settings.service.port
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not settings.service.api_keys:
+        raise RagError(f"refusing to serve on {host} without API keys: set RAG_SERVICE__API_KEYS="
+                       "'[\"a-long-secret\"]' or serve on 127.0.0.1.")
+    from .library import open_library
+
+    open_library(settings).close()  # fail here, with a message, if the index cannot be opened
+    click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
+    uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
+                log_level="warning")
+
+
 @cli.command("local-llm")
 @click.option("--port", default=8080, show_default=True)
 def local_llm(port: int) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from .generation import ABSTAIN_TEXT, Draft, DraftSentence
+from .generation import ABSTAIN_TEXT, Draft, DraftSentence, content_terms
 from .llm import ChatModel
 from .prompts import Prompt
 from .support import SupportScorer
@@ -77,8 +77,8 @@ class LLMAnswerer:
             unknown += sum(1 for n in numbers if n not in keymap)
             clean = _BRACKETED.sub("", raw).strip()
             clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
-            if len(clean.split()) < 3:
-                continue
+            if len(content_terms(clean)) < 3:
+                continue  # filler ("The answer is:"), not a claim
             if not ids:
                 best = max(papers.values(), key=lambda p: self.scorer.score(clean, [p]), default=None)
                 if best is not None and self.scorer.score(clean, [best]) >= self.threshold:

@@ -78,6 +78,15 @@ class LLMSettings(BaseModel):
         return bool(self.base_url or self.api_key)
 
 
+class ServiceSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    api_keys: list[SecretStr] = Field(default_factory=list, description="Bearer keys; none = loopback only")
+    rate_limit_per_minute: int = Field(120, ge=1, description="requests per key (or client) per minute")
+    max_body_bytes: int = Field(64_000, ge=1_000)
+    conversation_turns: int = Field(6, ge=0, description="earlier questions used for follow-ups")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="RAG_", env_nested_delimiter="__", env_file=".env", extra="ignore"
@@ -91,4 +100,5 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = RetrievalSettings()
     answer: AnswerSettings = AnswerSettings()
     llm: LLMSettings = LLMSettings()
+    service: ServiceSettings = ServiceSettings()
     prompts_dir: Path = Field(PROJECT_ROOT / "prompts", description="prompt templates")

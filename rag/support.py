@@ -41,7 +41,8 @@ class EmbeddingOverlapScorer:
             return 0.0
         evidence = " ".join(p.text for p in papers)
         terms = content_terms(sentence)
-        overlap = len(terms & content_terms(evidence)) / max(1, len(terms))
+        # few words prove little: a 2-word sentence matching fully is not strong evidence
+        overlap = len(terms & content_terms(evidence)) / max(4, len(terms))
         score = 0.5 * max(0.0, self._similarity(sentence, papers)) + 0.5 * overlap
         lowered = evidence.lower()
         specifics = rare_terms(sentence) | set(_NUMBER.findall(sentence))

@@ -1,0 +1,55 @@
+"""Conversations and the question log in SQLite (the embedded default): any worker can continue
+a conversation, and every question, answer, citations and latency is kept for evaluation."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from rag.types import Answer
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY, conversation_id TEXT NOT NULL, created REAL NOT NULL,
+    channel TEXT NOT NULL, question TEXT NOT NULL, standalone TEXT, answer TEXT NOT NULL,
+    abstained INTEGER NOT NULL, latency_ms REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_conversation ON turns(conversation_id, id);
+"""
+
+
+class ConversationLog:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, check_same_thread=False, timeout=10)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(_SCHEMA)
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def new_id() -> str:
+        return uuid.uuid4().hex
+
+    def history(self, conversation_id: str, turns: int) -> list[str]:
+        """The conversation's earlier questions (as rewritten to stand alone), oldest first."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT coalesce(standalone, question) FROM turns WHERE conversation_id = ? "
+                "ORDER BY id DESC LIMIT ?", (conversation_id, turns)).fetchall()
+        return [r[0] for r in reversed(rows)]
+
+    def record(self, conversation_id: str, answer: Answer, channel: str = "api") -> None:
+        with self.lock, self.db:
+            self.db.execute(
+                "INSERT INTO turns (conversation_id, created, channel, question, standalone, answer,"
+                " abstained, latency_ms) VALUES (?,?,?,?,?,?,?,?)",
+                (conversation_id, time.time(), channel, answer.question, answer.standalone_question,
+                 json.dumps(answer.to_dict(), ensure_ascii=False), int(answer.abstained),
+                 answer.timings.get("total_ms", 0.0)))
+
+    def close(self) -> None:
+        self.db.close()

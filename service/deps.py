@@ -1,0 +1,44 @@
+"""Dependencies: the engine built in the lifespan, the conversation log, and the guard."""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from rag.engine import Engine, check_question
+from rag.errors import IndexNotFoundError
+from rag.retrieval import Filters, parse_years
+
+from .conversations import ConversationLog
+from .guards import caller_of
+from .schemas import FiltersIn
+
+
+def get_engine(request: Request) -> Engine:
+    return request.app.state.engine
+
+
+def get_log(request: Request) -> ConversationLog:
+    return request.app.state.log
+
+
+def guard(request: Request) -> str:
+    """Authenticate (when keys are set) and rate-limit; returns the caller's identity."""
+    caller = caller_of(request, request.app.state.settings.service)
+    request.app.state.limiter.check(caller)
+    return caller
+
+
+def to_filters(filters: FiltersIn | None) -> Filters:
+    if filters is None:
+        return Filters()
+    year_from, year_to = parse_years(filters.year)
+    return Filters(author=filters.author or None, year_from=year_from, year_to=year_to,
+                   venue=filters.venue or None, source=filters.source or None)
+
+
+def ready_question(engine: Engine, question: str) -> str:
+    """Validate before any streaming starts, so errors are proper HTTP statuses."""
+    text = check_question(question, engine.settings)
+    if engine.library.vectors.count() == 0:
+        raise IndexNotFoundError("the index is empty; run `rag ingest`, then retry.")
+    return text

@@ -1,0 +1,70 @@
+"""POST /api/ask: the native API, JSON or Server-Sent Events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+
+from rag.engine import Engine, answer, answer_stream
+from rag.errors import RagError
+from rag.types import Answer
+
+from ..conversations import ConversationLog
+from ..deps import get_engine, get_log, guard, ready_question, to_filters
+from ..metrics import count_answer
+from ..schemas import AnswerOut, AskRequest, Problem
+
+router = APIRouter(tags=["answers"])
+ERRORS = {401: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
+          503: {"model": Problem}}
+
+
+def answer_json(result: Answer, conversation_id: str) -> dict:
+    return {**asdict(result), "conversation_id": conversation_id}
+
+
+def sse(event: str, data: dict) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+@router.post("/api/ask", response_model=AnswerOut, responses=ERRORS,
+             summary="Answer a question with citations (JSON, or SSE with stream=true)")
+async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
+              log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
+    ready_question(engine, body.question)
+    filters = to_filters(body.filters)
+    conversation = body.conversation_id or log.new_id()
+    history = await run_in_threadpool(log.history, conversation, engine.settings.service.conversation_turns)
+    if body.stream:
+        events = answer_stream(engine, body.question, k=body.k, filters=filters, history=history)
+        return StreamingResponse(_stream(events, log, conversation), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    result = await run_in_threadpool(answer, engine, body.question, k=body.k, filters=filters,
+                                     history=history)
+    await run_in_threadpool(log.record, conversation, result)
+    count_answer(result.abstained, result.generator)
+    return answer_json(result, conversation)
+
+
+async def _stream(events, log: ConversationLog, conversation: str) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+    """delta* (text as generated), one `citations` event (the checked answer), then `done`."""
+    streamed = False
+    try:
+        async for item in iterate_in_threadpool(events):
+            if isinstance(item, str):
+                streamed = True
+                yield sse("delta", {"text": item})
+                continue
+            if not streamed or item.abstained or item.removed_sentences:
+                yield sse("delta", {"text": item.text, "replace": streamed})
+            await run_in_threadpool(log.record, conversation, item)
+            count_answer(item.abstained, item.generator)
+            yield sse("citations", answer_json(item, conversation))
+    except RagError as exc:
+        yield sse("error", {"code": "answer_failed", "message": str(exc)})
+    yield sse("done", {})

@@ -1,0 +1,39 @@
+"""/healthz (the process is up), /readyz (index loaded, store reachable), /metrics."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.concurrency import run_in_threadpool
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz")
+async def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> JSONResponse:
+    engine = getattr(request.app.state, "engine", None)
+    if engine is None:
+        return JSONResponse(status_code=503, headers={"Retry-After": "5"},
+                            content={"code": "starting", "message": "the engine is still loading."})
+    try:
+        chunks = await run_in_threadpool(engine.library.vectors.count)
+        papers = await run_in_threadpool(engine.library.catalog.count)
+    except Exception as exc:  # the store itself is unreachable or broken
+        return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
+            "code": "store_unavailable", "message": f"the vector store does not answer ({exc})."})
+    if chunks == 0:
+        return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
+            "code": "index_empty", "message": "the index is empty; run `rag ingest`."})
+    return JSONResponse({"status": "ready", "papers": papers, "chunks": chunks,
+                         "generator": engine.generator.name})
+
+
+@router.get("/metrics", include_in_schema=False)
+async def metrics() -> Response:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

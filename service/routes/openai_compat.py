@@ -1,0 +1,99 @@
+"""POST /v1/chat/completions: the service as an OpenAI-compatible "model", so any OpenAI client
+or chat UI can use it. The last user message is the question; earlier user turns feed
+follow-up rewriting. Citations travel as a top-level `citations` list (the Perplexity
+convention), and in the final stream chunk before `data: [DONE]`."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+
+from rag.engine import Engine, answer, answer_stream
+from rag.errors import InputError
+from rag.types import Answer
+
+from ..conversations import ConversationLog
+from ..deps import get_engine, get_log, guard, ready_question
+from ..metrics import count_answer
+from ..schemas import ChatCompletionRequest, ChatMessage
+
+router = APIRouter(tags=["openai-compatible"])
+MODEL = "abstract-rag"
+
+
+def _text(message: ChatMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    parts = message.content or []
+    return " ".join(p.get("text", "") for p in parts if p.get("type") == "text")
+
+
+def split_conversation(messages: list[ChatMessage]) -> tuple[str, list[str]]:
+    users = [_text(m) for m in messages if m.role == "user"]
+    if not users:
+        raise InputError("the messages hold no user message; the last user message is the question.")
+    return users[-1], users[:-1]
+
+
+def _usage(result: Answer) -> dict[str, int]:
+    prompt, completion = len(result.question.split()), len(result.text.split())
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+@router.get("/v1/models", summary="The one model this service offers")
+async def models() -> dict:
+    return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0,
+                                        "owned_by": "abstract-rag"}]}
+
+
+@router.post("/v1/chat/completions", summary="OpenAI-compatible chat completions, cited")
+async def chat_completions(body: ChatCompletionRequest, engine: Engine = Depends(get_engine),
+                           log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
+    question, history = split_conversation(body.messages)
+    ready_question(engine, question)
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    if body.stream:
+        events = answer_stream(engine, question, history=history)
+        return StreamingResponse(_chunks(events, completion_id, log), media_type="text/event-stream")
+    result = await run_in_threadpool(answer, engine, question, history=history)
+    await run_in_threadpool(log.record, completion_id, result, "openai")
+    count_answer(result.abstained, result.generator)
+    return {
+        "id": completion_id, "object": "chat.completion", "created": int(time.time()), "model": MODEL,
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": result.text}}],
+        "usage": _usage(result),
+        "citations": [asdict(c) for c in result.citations],
+        "abstained": result.abstained,
+    }
+
+
+def _chunk(completion_id: str, delta: dict, finish: str | None = None, **extra: object) -> str:
+    payload = {"id": completion_id, "object": "chat.completion.chunk", "created": int(time.time()),
+               "model": MODEL, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+               **extra}
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
+
+
+async def _chunks(events, completion_id: str, log: ConversationLog) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+    yield _chunk(completion_id, {"role": "assistant", "content": ""})
+    streamed = False
+    async for item in iterate_in_threadpool(events):
+        if isinstance(item, str):
+            streamed = True
+            yield _chunk(completion_id, {"content": item})
+            continue
+        if not streamed:
+            yield _chunk(completion_id, {"content": item.text})
+        await run_in_threadpool(log.record, completion_id, item, "openai")
+        count_answer(item.abstained, item.generator)
+        yield _chunk(completion_id, {}, "stop", citations=[asdict(c) for c in item.citations],
+                     abstained=item.abstained, answer=item.text)
+    yield "data: [DONE]\n\n"

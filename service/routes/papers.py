@@ -1,0 +1,64 @@
+"""Retrieval and the paper catalogue: /api/search, /api/papers, /api/papers/{id}."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Query
+from starlette.concurrency import run_in_threadpool
+
+from rag.engine import Engine, search
+from rag.retrieval import Filters, parse_years
+from rag.types import Paper
+
+from ..deps import get_engine, guard
+from ..guards import ApiError
+from ..schemas import PaperOut
+
+router = APIRouter(tags=["papers"])
+
+
+def paper_out(paper: Paper) -> PaperOut:
+    return PaperOut(id=paper.id, label=paper.label, abstract=paper.abstract,
+                    has_abstract=paper.has_abstract, title=paper.title, authors=list(paper.authors),
+                    year=paper.year, venue=paper.venue, url=paper.url, source=paper.source,
+                    aliases=list(paper.aliases))
+
+
+@router.get("/api/search", summary="Retrieval only: papers for a query, with each retriever's rank")
+async def search_papers(q: str = Query(..., examples=["contrastive regression"]),
+                        k: int = Query(5, ge=1, le=100), author: str | None = None,
+                        year: str | None = Query(None, examples=["2023-2025"]),
+                        mode: str = Query("hybrid", pattern="^(hybrid|dense|keyword)$"),
+                        engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> list[dict]:
+    year_from, year_to = parse_years(year)
+    hits = await run_in_threadpool(search, engine, q, k,
+                                   filters=Filters(author=author, year_from=year_from, year_to=year_to),
+                                   mode=mode)
+    return [{"paper": paper_out(h.paper).model_dump(), "score": round(h.score, 5),
+             "similarity": round(h.similarity, 4),
+             "ranks": [{"retriever": n, "rank": r, "score": s} for n, r, s in h.ranks],
+             "passage": h.best_chunk.text if h.best_chunk else ""} for h in hits]
+
+
+@router.get("/api/papers/{paper_id}", response_model=PaperOut, summary="One paper (aliases resolve)")
+async def get_paper(paper_id: str, engine: Engine = Depends(get_engine),
+                    caller: str = Depends(guard)) -> PaperOut:
+    paper = await run_in_threadpool(engine.library.catalog.get, paper_id)
+    if paper is None:
+        raise ApiError(404, "paper_not_found", f"no paper with id {paper_id!r}; ids look like 000-0001.")
+    return paper_out(paper)
+
+
+@router.get("/api/papers", summary="Papers, paged, filtered by author substring and/or text")
+async def list_papers(author: str | None = None, q: str | None = None,
+                      page: int = Query(1, ge=1), size: int = Query(20, ge=1, le=200),
+                      engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> dict:
+    def matching() -> list[Paper]:
+        wanted = Filters(author=author)
+        needle = (q or "").lower()
+        return [p for p in engine.library.catalog.papers()
+                if wanted.matches(p) and needle in (p.abstract + " " + " ".join(p.authors)).lower()]
+
+    papers = await run_in_threadpool(matching)
+    start = (page - 1) * size
+    return {"total": len(papers), "page": page, "size": size,
+            "items": [paper_out(p).model_dump() for p in papers[start : start + size]]}
