@@ -1,0 +1,88 @@
+"""The service over real HTTP: uvicorn on a loopback port, the real `openai` client as a
+caller (streaming and not), and `rag serve`'s refusal to listen publicly without keys."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+import uvicorn
+from openai import OpenAI
+
+from service.app import create_app
+
+pytestmark = pytest.mark.integration
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def base_url(real_index):
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(real_index), host="127.0.0.1", port=port,
+                                          log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert server.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_the_openai_client_gets_a_cited_answer(base_url):
+    client = OpenAI(base_url=f"{base_url}/v1", api_key="unused")
+    reply = client.chat.completions.create(model="abstract-rag", messages=[
+        {"role": "user", "content": "What does SupReMix use as hard negatives?"}])
+    assert "anchor-inclusive mixtures" in reply.choices[0].message.content
+    citations = reply.model_extra["citations"]
+    assert citations[0]["paper_id"] == "000-0001" and citations[0]["label"].startswith("SupReMix")
+
+
+def test_the_openai_client_streams_and_gets_citations_in_the_last_chunk(base_url):
+    client = OpenAI(base_url=f"{base_url}/v1", api_key="unused")
+    chunks = list(client.chat.completions.create(model="abstract-rag", stream=True, messages=[
+        {"role": "user", "content": "Which papers did Boyi Zeng co-author?"}]))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert text.startswith("Boyi Zeng is among the listed authors")
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert [c["paper_id"] for c in chunks[-1].model_extra["citations"]] == ["001-0053", "001-0077", "001-0093"]
+
+
+def test_a_conversation_continues_over_http_with_a_multi_turn_messages_array(base_url):
+    client = OpenAI(base_url=f"{base_url}/v1", api_key="unused")
+    reply = client.chat.completions.create(model="abstract-rag", messages=[
+        {"role": "user", "content": "What does SupReMix use as hard negatives?"},
+        {"role": "assistant", "content": "Anchor-inclusive mixtures [1]."},
+        {"role": "user", "content": "And what does it use as hard positive pairs?"}])
+    assert reply.model_extra["citations"][0]["paper_id"] == "000-0001"
+    assert "anchor-exclusive mixtures" in reply.choices[0].message.content
+
+
+def test_sse_from_api_ask_arrives_as_events_over_the_wire(base_url):
+    with httpx.stream("POST", f"{base_url}/api/ask", timeout=60,
+                      json={"question": "What is K2?", "stream": True}) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        names = [line.removeprefix("event: ") for line in response.iter_lines() if line.startswith("event: ")]
+    assert names[0] == "delta" and names[-2:] == ["citations", "done"]
+
+
+def test_rag_serve_refuses_a_public_address_without_api_keys(tmp_path):
+    env = {**os.environ, "RAG_DATA_DIR": str(tmp_path / "idx")}
+    env.pop("RAG_SERVICE__API_KEYS", None)
+    done = subprocess.run([sys.executable, "-m", "rag", "serve", "--host", "0.0.0.0", "--port",
+                           str(free_port())], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "refusing to serve on 0.0.0.0 without API keys" in done.stderr
