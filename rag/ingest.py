@@ -7,15 +7,18 @@ not in the catalogue yet, and their vectors (already in Chroma) are reused, not 
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .embedding import embed_batched
+from .errors import StoreError
 from .formats import Problem, input_files, read_file
 from .library import Library
 from .papers import DuplicateFinder, merge, text_hash
@@ -50,8 +53,30 @@ def count_lines(path: Path) -> int:
         return sum(1 for _ in handle)
 
 
+@contextmanager
+def writer_lock(data_dir: Path) -> Iterator[None]:
+    """One writer at a time: embedded Chroma is thread-safe but not process-safe, so ingest
+    holds an exclusive lock; the HTTP service (any number of workers) only reads."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with (data_dir / "writer.lock").open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it to finish.") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None,
            batch_size: int = 64, should_stop: StopCheck = lambda: False) -> IngestReport:
+    with writer_lock(lib.settings.data_dir):
+        return _ingest(lib, paths, progress, batch_size, should_stop)
+
+
+def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
+            batch_size: int, should_stop: StopCheck) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport()
     files = [f for p in paths for f in input_files(Path(p))]

@@ -134,3 +134,13 @@ def test_interrupted_ingest_is_completed_by_the_next_run(settings, corpus_copy, 
     assert state(settings) == state(clean)
     _, papers, chunks = run(settings, [corpus_copy])
     assert (papers, chunks) == (588, len(state(clean)[1]))
+
+
+def test_a_second_writer_is_refused_while_one_ingest_runs(settings, corpus_copy):
+    from rag.errors import StoreError
+    from rag.ingest import writer_lock
+
+    with writer_lock(settings.data_dir), pytest.raises(StoreError, match="another `rag ingest`"):
+        run(settings, [corpus_copy / "002_c30d0852975d4dec.txt"])
+    report, papers, _ = run(settings, [corpus_copy / "002_c30d0852975d4dec.txt"])
+    assert papers == 24

@@ -1,0 +1,125 @@
+"""Throughput and latency of POST /api/ask over real HTTP (a `rag serve` process on loopback,
+offline answerer) at concurrency 1, 4 and 16, next to the same engine called in-process in the
+same run, so the HTTP overhead shows as a ratio. Bounded: at most --requests per level and
+--seconds per level; loopback only.
+
+    .venv/bin/python benchmarks/http_load.py [--data-dir DIR] [--requests 120] [--seconds 30]
+
+Goal on this 2-core machine: 10 req/s sustained with p95 under 1 s and zero errors."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from common import indexed_settings
+from eval.dataset import load
+from eval.metrics import percentile
+from rag.engine import answer, build_engine
+
+LEVELS = (1, 4, 16)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def level(url: str, questions: list[str], concurrency: int, limit: int,
+                seconds: float) -> dict[str, float]:
+    latencies: list[float] = []
+    errors = 0
+    sent = 0
+    deadline = time.monotonic() + seconds
+
+    async def worker(client: httpx.AsyncClient) -> None:
+        nonlocal errors, sent
+        while sent < limit and time.monotonic() < deadline:
+            question = questions[sent % len(questions)]
+            sent += 1
+            start = time.perf_counter()
+            try:
+                reply = await client.post(f"{url}/api/ask", json={"question": question}, timeout=30)
+                ok = reply.status_code == 200
+            except httpx.HTTPError:
+                ok = False
+            latencies.append(time.perf_counter() - start)
+            errors += not ok
+
+    started = time.perf_counter()
+    async with httpx.AsyncClient() as client:
+        await asyncio.gather(*(worker(client) for _ in range(concurrency)))
+    elapsed = time.perf_counter() - started
+    return {"requests": len(latencies), "errors": errors, "rps": len(latencies) / elapsed,
+            "p50": percentile(latencies, 50) * 1000, "p95": percentile(latencies, 95) * 1000,
+            "p99": percentile(latencies, 99) * 1000}
+
+
+def in_process(settings, questions: list[str], limit: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    engine = build_engine(settings)
+    latencies = []
+    started = time.perf_counter()
+    for i in range(min(limit, 60)):
+        t = time.perf_counter()
+        answer(engine, questions[i % len(questions)])
+        latencies.append(time.perf_counter() - t)
+    elapsed = time.perf_counter() - started
+    engine.close()
+    return {"requests": len(latencies), "errors": 0, "rps": len(latencies) / elapsed,
+            "p50": percentile(latencies, 50) * 1000, "p95": percentile(latencies, 95) * 1000,
+            "p99": percentile(latencies, 99) * 1000}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path)
+    parser.add_argument("--requests", type=int, default=120)
+    parser.add_argument("--seconds", type=float, default=30)
+    args = parser.parse_args()
+    questions = [q.question for q in load()]
+    with indexed_settings(args.data_dir) as settings:
+        base = in_process(settings, questions, args.requests)
+        port = free_port()
+        env = {**os.environ, "RAG_DATA_DIR": str(settings.data_dir), "RAG_LLM__BASE_URL": "",
+               "RAG_SERVICE__RATE_LIMIT_PER_MINUTE": "100000"}
+        env.pop("RAG_LLM__API_KEY", None)
+        server = subprocess.Popen([sys.executable, "-m", "rag", "serve", "--port", str(port)], env=env,
+                                  stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(300):
+                try:
+                    if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.2)
+            asyncio.run(level(url, questions, 2, 10, 10))  # warm-up
+            rows = {f"HTTP, concurrency {c}": asyncio.run(level(url, questions, c, args.requests, args.seconds))
+                    for c in LEVELS}
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+    print(f"{os.cpu_count()} CPUs; {len(questions)} distinct questions, cycled\n")
+    print("| run | requests | errors | req/s | p50 ms | p95 ms | p99 ms | p50 vs in-process |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, r in {"in-process engine": base, **rows}.items():
+        print(f"| {name} | {r['requests']:.0f} | {r['errors']:.0f} | {r['rps']:.1f} | {r['p50']:.0f} | "
+              f"{r['p95']:.0f} | {r['p99']:.0f} | {r['p50'] / base['p50']:.2f}x |")
+    best = max(rows.values(), key=lambda r: r["rps"])
+    met = best["rps"] >= 10 and best["p95"] < 1000 and all(r["errors"] == 0 for r in rows.values())
+    print(f"\ngoal (10 req/s, p95 < 1 s, no errors): {'met' if met else 'NOT met'} "
+          f"(best {best['rps']:.1f} req/s at p95 {best['p95']:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()
