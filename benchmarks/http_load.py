@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import httpx
-
 from common import indexed_settings
+
 from eval.dataset import load
 from eval.metrics import percentile
 from rag.engine import answer, build_engine

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import signal
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -153,7 +152,7 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream:
             result = answer(engine, question, k=k, filters=chosen)
     finally:
         engine.close()
-    if as_json:
+    if as_json and result is not None:
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     elif result is not None:
         print_answer(result)
@@ -270,4 +269,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

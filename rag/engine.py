@@ -7,6 +7,7 @@ sentence against the papers it cites -> number the citations -> abstain if nothi
 from __future__ import annotations
 
 import time
+from collections.abc import Generator as Coroutine_
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -121,6 +122,7 @@ def answer_stream(engine: Engine, question: str, *, k: int | None = None,
     generator = "metadata (author lists)"
     if draft is None:
         draft, generator = yield from _generate(engine, standalone, evidence)
+    assert draft is not None
     generated_at = time.perf_counter()
     result = _finish(engine, asked, standalone, evidence, draft, generator)
     yield Answer(**{**result.__dict__, "timings": {
@@ -130,7 +132,7 @@ def answer_stream(engine: Engine, question: str, *, k: int | None = None,
 
 
 def _generate(engine: Engine, question: str,
-              evidence: list[ScoredPaper]) -> Iterator[str]:  # type: ignore[misc]
+              evidence: list[ScoredPaper]) -> Coroutine_[str, None, tuple[Draft, str]]:
     """Run the generator, streaming when it can; on LLM failure use the offline answerer."""
     try:
         streamer = getattr(engine.generator, "stream", None)

@@ -17,13 +17,12 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, build_engine
-from rag.errors import (IndexMismatchError, IndexNotFoundError, InputError, LLMError, RagError,
-                        StoreError)
+from rag.errors import IndexMismatchError, IndexNotFoundError, InputError, LLMError, RagError, StoreError
 from rag.settings import Settings
 
 from .conversations import ConversationLog
 from .guards import ApiError, BodyLimit, RateLimiter
-from .metrics import REQUESTS, LATENCY
+from .metrics import LATENCY, REQUESTS
 from .routes import ask, health, openai_compat, papers
 
 log = logging.getLogger(__name__)

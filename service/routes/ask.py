@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import asdict
+from typing import Any
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
@@ -20,7 +21,7 @@ from ..metrics import count_answer
 from ..schemas import AnswerOut, AskRequest, Problem
 
 router = APIRouter(tags=["answers"])
-ERRORS = {401: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
+ERRORS: dict[int | str, dict[str, Any]] = {401: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
           503: {"model": Problem}}
 
 

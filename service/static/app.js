@@ -167,10 +167,10 @@
     box.classList.remove("streaming");
     box.classList.add("error");
     box.setAttribute("role", "alert");
-    turn.text.replaceChildren(
+    turn.text.replaceChildren(...[
       el("strong", {}, "Something went wrong: "),
       problem.message || "the server gave no reason.",
-      problem.code ? el("span", { className: "error-code" }, ` (${problem.code})`) : null);
+      problem.code ? el("span", { className: "error-code" }, ` (${problem.code})`) : null].filter(Boolean));
     box.dataset.state = "done";
   }
 
@@ -353,13 +353,13 @@
       : [["ID", paperId]]);
     const abstractSection = el("section", { className: "panel-section", "aria-label": "Abstract" },
       el("h3", {}, "Abstract"), el("p", { className: "loading" }, "Loading the abstract…"));
-    panelBody.replaceChildren(
+    panelBody.replaceChildren(...[
       details,
       citation ? el("section", { className: "panel-section", "aria-label": "Cited passage" },
         el("h3", {}, "Cited passage"), el("blockquote", { className: "passage" }, citation.passage)) : null,
       citation ? null : el("p", { className: "panel-note" },
         "This paper was retrieved as close to the question, but no answer was drawn from it."),
-      abstractSection);
+      abstractSection].filter(Boolean));
     panel.hidden = false;
     document.body.classList.add("panel-open");
     panel.focus({ preventScroll: true });
