@@ -62,3 +62,52 @@ def key_fact_coverage(key_facts: Sequence[Sequence[str]], answer: str) -> float:
     if not key_facts:
         return 1.0
     return sum(fact_covered(alts, answer) for alts in key_facts) / len(key_facts)
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """SQuAD-style token F1 between an answer and the reference answer."""
+    pred = re.findall(r"[a-z0-9]+", prediction.lower())
+    ref = re.findall(r"[a-z0-9]+", reference.lower())
+    if not pred or not ref:
+        return float(pred == ref)
+    common: dict[str, int] = {}
+    for token in pred:
+        common[token] = common.get(token, 0) + 1
+    overlap = 0
+    for token in ref:
+        if common.get(token, 0) > 0:
+            overlap += 1
+            common[token] -= 1
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / len(pred), overlap / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def citation_precision(cited: Sequence[str], gold: Collection[str],
+                       supported: Collection[str]) -> float:
+    """Share of cited papers that are gold or support the sentence that cites them (1.0 if none)."""
+    if not cited:
+        return 1.0
+    return sum(1 for p in cited if p in gold or p in supported) / len(cited)
+
+
+def citation_recall(cited: Collection[str], gold: Collection[str]) -> float:
+    """Share of the gold papers the answer cites."""
+    return len(set(cited) & set(gold)) / len(set(gold)) if gold else 0.0
+
+
+def citation_validity(valid_keys: int, invented_keys: int) -> float:
+    """Keys that pointed at a real source / all keys the generator wrote (1.0 if none)."""
+    total = valid_keys + invented_keys
+    return valid_keys / total if total else 1.0
+
+
+def abstention_scores(abstained: Sequence[bool], unanswerable: Sequence[bool]) -> dict[str, float]:
+    """Precision and recall of abstaining, treating 'unanswerable' as the positive class."""
+    pairs = list(zip(abstained, unanswerable, strict=True))
+    tp = sum(a and u for a, u in pairs)
+    fp = sum(a and not u for a, u in pairs)
+    fn = sum(u and not a for a, u in pairs)
+    return {"precision": tp / (tp + fp) if tp + fp else 1.0,
+            "recall": tp / (tp + fn) if tp + fn else 1.0}

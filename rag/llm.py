@@ -44,6 +44,8 @@ class OpenAIChatModel:
         self.client = OpenAI(base_url=settings.base_url, api_key=key, timeout=settings.timeout,
                              max_retries=settings.retries)
         self.name = f"llm:{settings.model}"
+        self.tokens_in = 0  # as the endpoint reports them (usage), for cost figures
+        self.tokens_out = 0
 
     def _request(self, messages: Sequence[Message], stream: bool):  # type: ignore[no-untyped-def]
         return self.client.chat.completions.create(
@@ -55,6 +57,9 @@ class OpenAIChatModel:
         try:
             reply = self._request(messages, stream=False)
             text = reply.choices[0].message.content
+            if reply.usage:
+                self.tokens_in += reply.usage.prompt_tokens or 0
+                self.tokens_out += reply.usage.completion_tokens or 0
         except LLMError:
             raise
         except Exception as exc:  # openai raises many types; the caller needs one
