@@ -292,6 +292,23 @@ def eval_compare(run_a: Path, run_b: Path) -> None:
         click.echo(f"  {line}")
 
 
+@eval_.command("from-log")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSONL to write")
+@click.option("--channel", default=None, help="Only questions from this channel (api, openai, slack)")
+@click.pass_obj
+def eval_from_log(settings: Settings, out: Path, channel: str | None) -> None:
+    """Write the service's logged questions as draft eval cases (complete the gold by hand)."""
+    from service.conversations import export_drafts
+
+    log_path = settings.data_dir / "service.sqlite"
+    if not log_path.exists():
+        raise RagError(f"no question log at {log_path}; it fills when `rag serve` answers questions.")
+    drafts = export_drafts(log_path, channel)
+    out.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in drafts), encoding="utf-8")
+    click.echo(f"wrote {len(drafts)} draft case(s) to {out}; add gold papers and key facts, then "
+               f"run `rag eval --dataset {out}`")
+
+
 @cli.command("local-llm")
 @click.option("--port", default=8080, show_default=True)
 def local_llm(port: int) -> None:

@@ -53,3 +53,22 @@ class ConversationLog:
 
     def close(self) -> None:
         self.db.close()
+
+
+def export_drafts(path: Path, channel: str | None = None) -> list[dict]:
+    """Logged questions as draft eval cases (the dataset format), for a maintainer to complete
+    with gold papers and key facts; the given answer is kept as the draft reference."""
+    db = sqlite3.connect(path)
+    sql = "SELECT id, channel, question, answer, abstained FROM turns"
+    rows = db.execute(sql + (" WHERE channel = ?" if channel else "") + " ORDER BY id",
+                      (channel,) if channel else ()).fetchall()
+    db.close()
+    drafts = []
+    for turn_id, source, question, answer_json, abstained in rows:
+        answer = json.loads(answer_json)
+        drafts.append({"id": f"{source}-{turn_id}", "question": question,
+                       "gold_papers": [c["paper_id"] for c in answer["citations"]],
+                       "reference_answer": answer["text"], "key_facts": [],
+                       "type": "unanswerable" if abstained else "single",
+                       "tags": ["draft", f"from-{source}", "needs-review"]})
+    return drafts

@@ -197,3 +197,17 @@ def test_an_unexpected_error_is_a_500_problem_without_a_traceback(library):
             c.app.state.engine.library.catalog = real
     assert reply.status_code == 500
     assert reply.json()["code"] == "internal_error" and "Traceback" not in reply.text
+
+
+def test_logged_questions_export_as_draft_eval_cases(library, tmp_path):
+    from eval.dataset import load
+    from service.conversations import export_drafts
+
+    with client_for(library) as c:
+        c.post("/api/ask", json={"question": "Which papers did Boyi Zeng co-author?"})
+    drafts = export_drafts(library.settings.data_dir / "service.sqlite")
+    mine = [d for d in drafts if d["question"] == "Which papers did Boyi Zeng co-author?"]
+    assert mine and mine[-1]["gold_papers"] == ["001-0053", "001-0077", "001-0093"]
+    path = tmp_path / "drafts.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in drafts))
+    assert len(load(path)) == len(drafts), "the drafts load as an eval dataset"
