@@ -1,0 +1,89 @@
+"""The eval harness end to end: files written, report readable offline, compare, and the
+regression gate on the bundled dataset with the offline default."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from eval.compare import compare
+from eval.dataset import DEFAULT_DATASET, load
+from eval.run import run
+from rag.cli import cli
+from rag.engine import build_engine
+from rag.settings import PROJECT_ROOT
+
+THRESHOLDS = tomllib.loads((PROJECT_ROOT / "eval" / "thresholds.toml").read_text())
+
+
+@pytest.fixture(scope="module")
+def bundled_run(real_index, tmp_path_factory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("eval") / "run"
+    engine = build_engine(real_index)
+    try:
+        summary = run(engine, load(DEFAULT_DATASET), out)
+    finally:
+        engine.close()
+    return out, summary
+
+
+@pytest.mark.slow
+def test_the_offline_default_stays_above_the_thresholds(bundled_run):
+    _, summary = bundled_run
+    low = [f"{m} {summary['overall'][m]:.3f} < {v}" for m, v in THRESHOLDS["overall"].items()
+           if summary["overall"][m] < v]
+    low += [f"{m} {summary[m]:.3f} < {v}" for m, v in THRESHOLDS["summary"].items() if summary[m] < v]
+    assert not low, "scores dropped below eval/thresholds.toml: " + "; ".join(low)
+
+
+@pytest.mark.slow
+def test_a_run_writes_results_summary_and_a_self_contained_report(bundled_run):
+    out, summary = bundled_run
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == len(load(DEFAULT_DATASET)) == summary["overall"]["questions"]
+    assert {"answer", "citations", "scores", "failures", "latency_ms"} <= set(rows[0])
+    assert json.loads((out / "summary.json").read_text())["by_type"].keys() == {
+        "single", "multi", "metadata", "unanswerable"}
+    html = (out / "report.html").read_text()
+    assert html.count("<svg") == 2 and "q001" in html
+    assert "http://" not in html and "https://" not in html.replace("https://github.com", ""), \
+        "the report loads nothing from the network"
+
+
+@pytest.mark.slow
+def test_compare_lists_metric_deltas_and_questions_that_got_worse(bundled_run, tmp_path):
+    out, _ = bundled_run
+    worse = tmp_path / "worse"
+    worse.mkdir()
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    rows[0]["correct"], rows[0]["failures"] = False, ["missing key fact: x"]
+    rows[1]["scores"]["mrr@10"] = 0.0
+    (worse / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (worse / "summary.json").write_text((out / "summary.json").read_text())
+    metrics, got_worse = compare(out, worse)
+    assert ("accuracy", metrics[-5][1], metrics[-5][2]) in metrics
+    assert got_worse[0].startswith(f"{rows[0]['id']}: was right, now wrong")
+    assert got_worse[1] == f"{rows[1]['id']}: lower mrr@10"
+    result = CliRunner().invoke(cli, ["eval", "compare", str(out), str(worse)])
+    assert result.exit_code == 0 and "2 question(s) got worse" in result.output
+
+
+@pytest.mark.slow
+def test_rag_eval_runs_from_the_command_line_on_a_given_dataset(real_index, tmp_path):
+    small = tmp_path / "small.jsonl"
+    small.write_text("\n".join(DEFAULT_DATASET.read_text().splitlines()[:3]) + "\n")
+    result = CliRunner().invoke(cli, ["eval", "--dataset", str(small), "--out", str(tmp_path / "r"),
+                                      "--generator", "offline"], env={"RAG_DATA_DIR": str(real_index.data_dir)})
+    assert result.exit_code == 0, result.output
+    assert "3 questions" in result.output and (tmp_path / "r" / "report.html").exists()
+
+
+def test_a_bad_dataset_line_is_reported_with_its_number(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(DEFAULT_DATASET.read_text().splitlines()[0] + "\n{not json\n")
+    with pytest.raises(ValueError, match="bad.jsonl:2"):
+        load(bad)
