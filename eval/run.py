@@ -22,8 +22,9 @@ SCORES = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "key_facts", "t
           "citation_precision", "citation_recall", "citation_validity", "support_rate")
 
 
-def score_question(engine: Engine, q: Question, k: int) -> dict[str, Any]:
-    """One result line: the answer, its citations, every score, and what failed."""
+def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) -> dict[str, Any]:
+    """One result line: the answer, its citations, every score, and what failed. With
+    ``judge_with`` (a (ChatModel, Prompt) pair) the LLM judge's scores are added, labelled."""
     model = getattr(engine.generator, "model", None)
     tokens_before = (getattr(model, "tokens_in", 0), getattr(model, "tokens_out", 0))
     started = time.perf_counter()
@@ -51,6 +52,11 @@ def score_question(engine: Engine, q: Question, k: int) -> dict[str, Any]:
         scores["citation_validity"] = citation_validity(len(result.citations), result.removed_keys)
     if sentences_total:
         scores["support_rate"] = sum(s.supported for s in result.sentences) / sentences_total
+    if judge_with is not None:
+        from .judge import judge
+
+        papers = engine.library.catalog.get_many(c.paper_id for c in result.citations)
+        scores.update(judge(judge_with[0], judge_with[1], result, papers))
     correct = result.abstained if unanswerable else (
         not result.abstained and scores["key_facts"] in (None, 1.0)
         and (not q.gold_papers or bool(scores["citation_recall"])))
@@ -93,8 +99,11 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Averages overall and per question type, abstention, accuracy, latency, tokens."""
+    judged = sorted({name for r in rows for name in r["scores"] if name.startswith("judge_")})
+
     def block(subset: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        return {name: _mean([r["scores"][name] for r in subset]) for name in SCORES} | {
+        names = (*SCORES, *judged)
+        return {name: _mean([r["scores"].get(name) for r in subset]) for name in names} | {
             "accuracy": _mean([float(r["correct"]) for r in subset]), "questions": len(subset)}
 
     answered = [r for r in rows if not r["abstained"]]
@@ -115,12 +124,12 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(engine: Engine, questions: Sequence[Question], out: Path, k: int = 10,
-        tick: Callable[[], None] = lambda: None) -> dict[str, Any]:
+        tick: Callable[[], None] = lambda: None, judge_with: Any = None) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
         for q in questions:
-            row = score_question(engine, q, k)
+            row = score_question(engine, q, k, judge_with)
             rows.append(row)
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             tick()

@@ -258,9 +258,10 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
 @click.option("--generator", type=click.Choice(["offline", "llm"]), default=None,
               help="Default: the LLM when one is configured, else offline.")
 @click.option("--k", "k", type=click.IntRange(1, 50), default=10, show_default=True)
+@click.option("--judge", is_flag=True, help="Add LLM-judge scores (needs RAG_LLM__BASE_URL); labelled judge_*.")
 @click.pass_context
 def eval_(ctx: click.Context, datasets: tuple[Path, ...], out: Path | None, generator: str | None,
-          k: int) -> None:
+          k: int, judge: bool) -> None:
     """Score answers on hand-written Q&A pairs; writes results.jsonl, summary.json, report.html."""
     if ctx.invoked_subcommand is not None:
         return
@@ -272,7 +273,7 @@ def eval_(ctx: click.Context, datasets: tuple[Path, ...], out: Path | None, gene
             update={"base_url": None, "api_key": None})})
     elif generator == "llm" and not settings.llm.configured:
         raise RagError("--generator llm needs an endpoint: set RAG_LLM__BASE_URL (and RAG_LLM__MODEL).")
-    run_eval(settings, list(datasets), out, k)
+    run_eval(settings, list(datasets), out, k, judge_llm=ctx.obj.llm if judge else None)
 
 
 @eval_.command("compare")

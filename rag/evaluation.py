@@ -10,13 +10,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .engine import build_engine
-from .settings import PROJECT_ROOT, Settings
+from .settings import PROJECT_ROOT, LLMSettings, Settings
 
 ROWS = ("recall@5", "mrr@10", "ndcg@10", "key_facts", "token_f1", "citation_precision",
         "citation_recall", "citation_validity", "support_rate", "accuracy")
 
 
-def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int) -> dict:
+def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int,
+             judge_llm: LLMSettings | None = None) -> dict:
+    """Run the harness; with ``judge_llm`` (the configured endpoint) add LLM-judge scores."""
     from eval.dataset import DEFAULT_DATASET, load
     from eval.run import run
 
@@ -24,11 +26,21 @@ def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int)
     out = out or PROJECT_ROOT / "eval" / "runs" / time.strftime("%Y%m%d-%H%M%S")
     console = Console(stderr=True)
     engine = build_engine(settings)
+    judge_with = None
+    if judge_llm is not None:
+        from .errors import RagError
+        from .llm import build_chat_model
+        from .prompts import load_prompt
+
+        model = build_chat_model(judge_llm)
+        if model is None:
+            raise RagError("--judge needs an LLM endpoint: set RAG_LLM__BASE_URL (and RAG_LLM__MODEL).")
+        judge_with = (model, load_prompt(settings.prompts_dir, "judge"))
     try:
         columns = (TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
         with Progress(*columns, console=console) as bar:
             task = bar.add_task("eval", total=len(questions))
-            summary = run(engine, questions, out, k, tick=lambda: bar.advance(task))
+            summary = run(engine, questions, out, k, tick=lambda: bar.advance(task), judge_with=judge_with)
     finally:
         engine.close()
     table = Table(title=f"{len(questions)} questions, generator {', '.join(summary['generators'])}")
@@ -36,7 +48,8 @@ def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int)
     table.add_column("all", justify="right")
     for kind in summary["by_type"]:
         table.add_column(kind, justify="right")
-    for metric in ROWS:
+    judged = [m for m in summary["overall"] if m.startswith("judge_")]
+    for metric in (*ROWS, *judged):
         cells = [summary["overall"].get(metric)] + [b.get(metric) for b in summary["by_type"].values()]
         table.add_row(metric, *("-" if c is None else f"{c:.3f}" for c in cells))
     Console().print(table)

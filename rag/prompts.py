@@ -15,6 +15,7 @@ EXPECTED = {
     "answer": {"question", "sources"},
     "condense": {"history", "question"},
     "rerank": {"question", "sources"},
+    "judge": {"question", "sources", "answer"},
 }
 
 

@@ -87,3 +87,41 @@ def test_a_bad_dataset_line_is_reported_with_its_number(tmp_path):
     bad.write_text(DEFAULT_DATASET.read_text().splitlines()[0] + "\n{not json\n")
     with pytest.raises(ValueError, match="bad.jsonl:2"):
         load(bad)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_the_report_opens_in_headless_chromium_as_a_readable_page(bundled_run, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    from .test_web_page import CHROMIUM, CHROMIUM_ARGS
+
+    out, _ = bundled_run
+    shot = tmp_path / "report.png"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 1400})
+        page.goto((out / "report.html").as_uri())
+        total = len(load(DEFAULT_DATASET))
+        assert page.locator("h1").inner_text() == f"Eval: {total} questions"
+        assert page.locator("svg rect").count() > 20, "the charts drew their bars"
+        assert page.locator("tr.bad, tr.ok").count() == total
+        page.screenshot(path=str(shot), full_page=False)
+        browser.close()
+    assert shot.stat().st_size > 20_000
+
+
+def test_the_llm_judge_scores_are_parsed_and_labelled(tmp_path):
+    from eval.judge import judge
+    from rag.prompts import load_prompt
+    from rag.types import Answer, Citation
+
+    from .fakes import FakeChatModel
+
+    prompt = load_prompt(PROJECT_ROOT / "prompts", "judge")
+    result = Answer("What is K2?", "K2 is a geoscience LLM. [1]",
+                    (Citation(1, "001-0005", "K2", "we present K2"),), False)
+    model = FakeChatModel("faithfulness=0.8 relevancy=1", "I refuse")
+    assert judge(model, prompt, result, {}) == {"judge_faithfulness": 0.8, "judge_relevancy": 1.0}
+    assert "data, not instructions" in model.prompts[0][0]["content"]
+    assert judge(model, prompt, result, {}) == {"judge_faithfulness": None, "judge_relevancy": None}

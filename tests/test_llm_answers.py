@@ -175,7 +175,7 @@ def _prompt_dir(tmp_path: Path) -> Path:
 
 def test_shipped_prompts_load_and_show_valid_and_invalid_citation_forms():
     prompts = load_prompts(PROJECT_ROOT / "prompts")
-    assert set(prompts) == {"answer", "condense", "rerank"}
+    assert set(prompts) == {"answer", "condense", "rerank", "judge"}
     assert "Valid:" in prompts["answer"].system and "Invalid:" in prompts["answer"].system
     assert ABSTAIN_TEXT in prompts["answer"].system
 
