@@ -1,11 +1,20 @@
-"""The pure parts of the Slack bot: its settings, Slack text to a plain question, and an Answer as
-Block Kit. No Slack SDK, web framework or engine imports here, so ``rag.settings`` can import
-``SlackSettings`` without an import cycle (``service/slack.py`` has the Bolt app)."""
+"""The Slack bot's parts that need no Slack SDK: its settings, Slack text to a plain question, an
+Answer as Block Kit, and its SQLite tables (handled events, answers given, 👍/👎 votes, and the
+export of 👎'd answers as draft eval cases). No SDK, web framework or engine imports here, so
+``rag.settings`` can import ``SlackSettings`` and ``rag feedback export`` stays light without
+import cycles. ``service/slack.py`` has the Bolt app."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import sqlite3
+import threading
+import time
+import uuid
 from html import unescape
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
@@ -178,3 +187,101 @@ def answer_text(answer: Answer) -> str:
 def notice_blocks(text: str) -> list[dict[str, Any]]:
     """An apology or a problem with the question, shown in place of the answer."""
     return [_context(f":warning: {escape(text)}", "notice")]
+
+
+# ---- the bot's SQLite tables (in the service's service.sqlite) ------------------------------
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS slack_seen (key TEXT PRIMARY KEY, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS slack_turns (
+    turn_key TEXT PRIMARY KEY, created REAL NOT NULL, conversation_id TEXT NOT NULL,
+    slack_channel TEXT NOT NULL, question TEXT NOT NULL, answer TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS slack_turns_conversation ON slack_turns(conversation_id);
+CREATE TABLE IF NOT EXISTS feedback (
+    id INTEGER PRIMARY KEY, created REAL NOT NULL, turn_key TEXT NOT NULL,
+    vote TEXT NOT NULL CHECK (vote IN ('up', 'down')), user_hash TEXT NOT NULL,
+    channel TEXT NOT NULL, slack_channel TEXT NOT NULL, question TEXT NOT NULL,
+    answer TEXT NOT NULL, citations TEXT NOT NULL, UNIQUE (turn_key, user_hash));
+"""
+
+
+def user_hash(team_id: str, user_id: str) -> str:
+    """Who voted, without keeping the Slack user id."""
+    return hashlib.sha256(f"slack:{team_id}:{user_id}".encode()).hexdigest()
+
+
+class SlackStore:
+    """The bot's tables in the service's SQLite file: events already handled, the answers given
+    (so a button click finds its turn), and the votes."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, check_same_thread=False, timeout=10)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(_TABLES)
+        self.lock = threading.Lock()
+        self.claims = 0
+
+    def claim(self, key: str) -> bool:
+        """True the first time a key is seen (across workers and restarts), then False."""
+        now = time.time()
+        with self.lock, self.db:
+            claimed = self.db.execute("INSERT OR IGNORE INTO slack_seen VALUES (?, ?)", (key, now)).rowcount
+            self.claims += 1
+            if self.claims % 500 == 1:  # forget what is older than a day (Slack retries for minutes)
+                self.db.execute("DELETE FROM slack_seen WHERE created < ?", (now - 86_400,))
+        return bool(claimed)
+
+    def save_turn(self, conversation_id: str, slack_channel: str, result: Answer) -> str:
+        key = uuid.uuid4().hex
+        with self.lock, self.db:
+            self.db.execute("INSERT INTO slack_turns VALUES (?,?,?,?,?,?)", (
+                key, time.time(), conversation_id, slack_channel, result.question,
+                json.dumps(result.to_dict(), ensure_ascii=False)))
+        return key
+
+    def has_conversation(self, conversation_id: str) -> bool:
+        with self.lock:
+            return self.db.execute("SELECT 1 FROM slack_turns WHERE conversation_id = ? LIMIT 1",
+                                   (conversation_id,)).fetchone() is not None
+
+    def vote(self, turn_key: str, vote: str, voter: str, slack_channel: str) -> bool:
+        """Store (or change) one person's vote on an answer; False if the turn is unknown."""
+        with self.lock, self.db:
+            row = self.db.execute("SELECT question, answer FROM slack_turns WHERE turn_key = ?",
+                                  (turn_key,)).fetchone()
+            if row is None:
+                return False
+            given = json.loads(row[1])
+            self.db.execute(
+                "INSERT INTO feedback (created, turn_key, vote, user_hash, channel, slack_channel, question,"
+                " answer, citations) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (turn_key, user_hash) DO UPDATE"
+                " SET vote = excluded.vote, created = excluded.created",
+                (time.time(), turn_key, vote, voter, "slack", slack_channel, row[0], given["text"],
+                 json.dumps(given["citations"], ensure_ascii=False)))
+        return True
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def export_feedback(path: Path, out_path: Path) -> int:
+    """👎'd answers as draft eval cases (the dataset format), one per answer, for a maintainer to
+    complete with the right papers and facts. The rejected answer is kept beside it for review."""
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute(
+            "SELECT turn_key, question, answer, citations, count(*) FROM feedback WHERE vote = 'down'"
+            " GROUP BY turn_key ORDER BY min(id)").fetchall()
+    except sqlite3.OperationalError:  # no feedback table yet: nothing was voted on
+        rows = []
+    finally:
+        db.close()
+    cases = [{"id": f"slack-{turn_key[:12]}", "question": question, "gold_papers": [],
+              "reference_answer": "", "key_facts": [], "type": "single",
+              "tags": ["from-slack", "thumbs-down", "needs-review"],
+              "rejected_answer": text, "rejected_papers": [c["paper_id"] for c in json.loads(cited)],
+              "votes_down": votes} for turn_key, question, text, cited, votes in rows]
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
+    return len(cases)
