@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -139,3 +141,35 @@ EMBEDDERS: dict[str, Callable[[EmbeddingSettings], Embedder]] = {
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:
     return EMBEDDERS[settings.backend](settings)
+
+
+class CachedEmbedder:
+    """An LRU cache in front of an embedder, for the answer path: the question is embedded by
+    retrieval and again by the answerer, answer sentences by the answerer and again by the
+    support check, and popular papers' sentences recur across questions. Thread-safe."""
+
+    def __init__(self, inner: Embedder, size: int = 20_000) -> None:
+        self.inner, self.size = inner, size
+        self.name = inner.name
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            fresh = self.inner.embed(missing)
+            with self._lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    self._cache[text] = vector
+                    self._cache.move_to_end(text)
+                while len(self._cache) > self.size:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            rows = []
+            for t in texts:
+                vector = self._cache.get(t)
+                if vector is None:  # evicted between the two locks: compute it again
+                    vector = self.inner.embed([t])[0]
+                rows.append(vector)
+        return np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32)

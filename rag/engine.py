@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .citations import attach_citations, keys_of, papers_by_id
+from .embedding import CachedEmbedder
 from .errors import IndexNotFoundError, InputError, LLMError
 from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
 from .library import Library, method_index, open_library
@@ -48,6 +49,8 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     """Everything built once, from settings. Prompts are checked here, LLM or not."""
     prompts = load_prompts(settings.prompts_dir)
     library = library or open_library(settings)
+    if not isinstance(library.embedder, CachedEmbedder):
+        library.embedder = CachedEmbedder(library.embedder)
     scorer = EmbeddingOverlapScorer(library)
     offline = OfflineAnswerer(library.embedder, settings.answer)
     model = chat_model or build_chat_model(settings.llm)

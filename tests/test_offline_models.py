@@ -63,3 +63,18 @@ def test_a_model_file_that_does_not_match_the_pinned_hash_is_refused(monkeypatch
 def test_an_unshipped_tiktoken_encoding_is_refused_with_the_shipped_names():
     with pytest.raises(Exception, match="cl100k_base"):
         encoding("p50k_base")
+
+
+def test_the_answer_path_cache_embeds_each_text_once_and_returns_the_same_vectors():
+    from rag.embedding import CachedEmbedder
+
+    from .fakes import FakeEmbedder
+
+    inner = FakeEmbedder()
+    cached = CachedEmbedder(inner, size=2)
+    first = cached.embed(["a b", "c d", "a b"])
+    again = cached.embed(["c d", "a b"])
+    assert inner.texts_embedded == 2
+    assert np.allclose(first[1], again[0]) and np.allclose(first[0], first[2])
+    cached.embed(["e f"])  # evicts the least recently used
+    assert len(cached._cache) == 2 and cached.name == inner.name
