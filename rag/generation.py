@@ -123,6 +123,8 @@ class OfflineAnswerer:
             return Draft((), abstained=True)
         floor = max(self.settings.min_evidence, strongest - 0.15)
         papers = [e for e in usable if e.similarity >= floor] or named
+        # Reading costs one embedding per sentence: a single-paper question reads the best three.
+        papers = papers if is_multi_paper(question) else papers[:3]
         if named and not is_multi_paper(question):
             papers = named  # "How many GPUs trained K2?" is answered from K2's abstract or not at all
             if not any(self._mentions_focus(question, e.paper) for e in named):
