@@ -310,6 +310,39 @@ def eval_from_log(settings: Settings, out: Path, channel: str | None) -> None:
                f"run `rag eval --dataset {out}`")
 
 
+@cli.command("slack")
+@click.pass_obj
+def slack(settings: Settings) -> None:
+    """Run the Slack bot over Socket Mode (no public URL): needs RAG_SLACK__BOT_TOKEN and RAG_SLACK__APP_TOKEN."""
+    from service.slack import run_socket_mode
+
+    click.echo("abstract-rag: connecting to Slack over Socket Mode (Ctrl-C to stop)…", err=True)
+    try:
+        run_socket_mode(settings)
+    except KeyboardInterrupt:
+        click.echo("stopped.", err=True)
+
+
+@cli.group("feedback")
+def feedback() -> None:
+    """Votes on the Slack bot's answers."""
+
+
+@feedback.command("export")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSONL to write")
+@click.pass_obj
+def feedback_export(settings: Settings, out: Path) -> None:
+    """Write 👎'd Slack answers as draft eval cases (add gold papers and key facts by hand)."""
+    from service.slack_blocks import export_feedback
+
+    log_path = settings.data_dir / "service.sqlite"
+    if not log_path.exists():
+        raise RagError(f"no feedback at {log_path}; it fills when people vote on the Slack bot's answers.")
+    count = export_feedback(log_path, out)
+    click.echo(f"wrote {count} draft case(s) to {out}; add gold papers, a reference answer and key facts, "
+               f"then run `rag eval --dataset {out}`")
+
+
 @cli.command("local-llm")
 @click.option("--port", default=8080, show_default=True)
 def local_llm(port: int) -> None:

@@ -24,6 +24,7 @@ from .conversations import ConversationLog
 from .guards import ApiError, BodyLimit, RateLimiter
 from .metrics import LATENCY, REQUESTS
 from .routes import ask, health, openai_compat, papers
+from .slack import mount_slack
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -88,6 +89,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
     for router in (ask.router, openai_compat.router, papers.router, health.router):
         app.include_router(router)
+    mount_slack(app, settings)  # /slack/* when RAG_SLACK__BOT_TOKEN and RAG_SLACK__SIGNING_SECRET are set
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
