@@ -1,7 +1,7 @@
 # abstract-rag: question answering over paper abstracts, offline (embedder and tokenizers ship
 # inside the installed packages; nothing is downloaded at run time).
 #   docker build -t abstract-rag .
-#   docker run --rm abstract-rag                          # ingest the bundled corpus, ask once
+#   docker run --rm -p 8000:8000 -e RAG_SERVICE__API_KEYS='["secret"]' abstract-rag
 #   docker run --rm -v rag-data:/home/app/.rag-data abstract-rag   # keep the index between runs
 FROM python:3.11-slim
 
@@ -54,5 +54,7 @@ USER app
 # For the HTTP service (not written yet).
 EXPOSE 8000
 
-# TODO: when the HTTP service lands, the CMD becomes `rag serve` (listening on 0.0.0.0:8000).
-CMD ["sh", "-c", "rag ingest && rag ask \"Which papers reduce KV-cache memory for long contexts?\""]
+# Index (incremental; instant when the volume already holds the index), then serve on all
+# interfaces. `rag serve` refuses a public address without API keys, so pass some:
+#   docker run -p 8000:8000 -e RAG_SERVICE__API_KEYS='["a-long-secret"]' abstract-rag
+CMD ["sh", "-c", "rag ingest && exec rag serve --host 0.0.0.0 --port 8000"]
