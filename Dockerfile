@@ -42,6 +42,7 @@ RUN pip install --no-deps --no-build-isolation . && rm -rf build *.egg-info
 # source tree; an explicit setting is visible and easy to override, e.g. with a mounted corpus.)
 # Note: eval/datasets and prompts/ are not package data either; they live in /app only.
 ENV RAG_CORPUS_DIR=/app/data \
+    RAG_PROMPTS_DIR=/app/prompts \
     RAG_DATA_DIR=/home/app/.rag-data
 
 # Run as an unprivileged user; the index lives in its home (created here, so a named volume
