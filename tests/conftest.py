@@ -76,3 +76,10 @@ def real_index(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     finally:
         lib.close()
     return settings
+
+
+def free_port() -> int:
+    """A free TCP port on loopback, for servers the tests start."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

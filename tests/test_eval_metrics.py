@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from eval.metrics import (abstention_scores, citation_precision, citation_recall, citation_validity,
-                          fact_covered, key_fact_coverage, token_f1)
+from eval.metrics import (
+    abstention_scores,
+    citation_precision,
+    citation_recall,
+    citation_validity,
+    fact_covered,
+    key_fact_coverage,
+    token_f1,
+)
 
 
 @pytest.mark.parametrize("fact, answer", [

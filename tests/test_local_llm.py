@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,18 +18,15 @@ from rag.library import open_library
 from rag.local_llm import server_command
 from rag.settings import BUNDLED_CORPUS, Settings
 
+from .conftest import free_port
+
 pytestmark = pytest.mark.integration
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def llm_url(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     log = (tmp_path_factory.mktemp("llm") / "server.log").open("w")
     proc = subprocess.Popen(server_command(port=port), stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"

@@ -4,7 +4,6 @@ caller (streaming and not), and `rag serve`'s refusal to listen publicly without
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -17,13 +16,10 @@ from openai import OpenAI
 
 from service.app import create_app
 
+from .conftest import free_port
+
 pytestmark = pytest.mark.integration
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

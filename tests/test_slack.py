@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import socket
 import sqlite3
 import threading
 import time
@@ -38,6 +37,7 @@ from service.slack_blocks import (
     export_feedback,
 )
 
+from .conftest import free_port
 from .fake_slack import BOT_USER, TEAM, FakeSlack, sign
 from .fakes import FakeEmbedder
 
@@ -388,11 +388,6 @@ def test_socket_mode_answers_a_mention_and_ignores_its_retry(library, fake, tmp_
     assert [r.envelope_id for r in socket_client.responses] == ["env-1", "env-2"]
     assert len(fake.of("chat.postMessage")) == 1
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.integration
