@@ -15,8 +15,19 @@ from rag.engine import Engine, answer, find_papers
 from rag.query import clean_question
 
 from .dataset import Question
-from .metrics import (abstention_scores, citation_precision, citation_recall, citation_validity,
-                      hit_at, key_fact_coverage, mrr_at, ndcg_at, percentile, recall_at, token_f1)
+from .metrics import (
+    abstention_scores,
+    citation_precision,
+    citation_recall,
+    citation_validity,
+    hit_at,
+    key_fact_coverage,
+    mrr_at,
+    ndcg_at,
+    percentile,
+    recall_at,
+    token_f1,
+)
 
 SCORES = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "key_facts", "token_f1",
           "citation_precision", "citation_recall", "citation_validity", "support_rate")
