@@ -50,7 +50,7 @@ _MULTI = re.compile(r"\b(which|what|list|name|compare|any)\b.{0,30}\b(papers|wor
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")
 
 
-_INTRO = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
+INTRO_SENTENCE = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
 # "What is X?", "Which model does Y?", "What chatbot ...?": the answer is the sentence that
 # introduces the thing, so such questions favour "we propose/present/introduce ..." sentences.
 _DEFINITION_Q = re.compile(
@@ -158,7 +158,7 @@ class OfflineAnswerer:
             bonus = 0.15 * len(named & {w.lower() for w in _TOKEN.findall(sentence)})
             if numeric and _STANDALONE_NUMBER.search(sentence):
                 bonus += 0.2
-            if definition and _INTRO.search(sentence):
+            if definition and INTRO_SENTENCE.search(sentence):
                 method = paper.paper.method
                 bonus += 0.3 if method and method in sentence else 0.1
             score = 0.55 * float(sim) + 0.35 * overlap + 0.1 * paper.similarity + min(bonus, 0.4)
@@ -199,7 +199,7 @@ class OfflineAnswerer:
 
         def as_contribution(cand: DraftSentence) -> float:
             method = by_id[cand.paper_ids[0]].method
-            says_what = _INTRO.search(cand.text) or (method and method in cand.text)
+            says_what = INTRO_SENTENCE.search(cand.text) or (method and method in cand.text)
             return cand.score + (0.15 if says_what else 0.0)
 
         best: dict[str, DraftSentence] = {}

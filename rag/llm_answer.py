@@ -80,9 +80,10 @@ class LLMAnswerer:
             if len(content_terms(clean)) < 3:
                 continue  # filler ("The answer is:"), not a claim
             if not ids:
-                best = max(papers.values(), key=lambda p: self.scorer.score(clean, [p]), default=None)
-                if best is not None and self.scorer.score(clean, [best]) >= self.threshold:
-                    ids, attributed = (best.id,), attributed + 1
+                scored = [(self.scorer.score(clean, [p]), p.id) for p in papers.values()]
+                best_score, best_id = max(scored, key=lambda sp: sp[0], default=(0.0, ""))
+                if best_score >= self.threshold:
+                    ids, attributed = (best_id,), attributed + 1
             sentences.append(DraftSentence(clean, ids))
         return Draft(tuple(sentences), abstained=not sentences, unknown_keys=unknown,
                      attributed=attributed)

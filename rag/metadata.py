@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 
-from .generation import Draft, DraftSentence
+from .generation import INTRO_SENTENCE, Draft, DraftSentence
 from .library import Library
 from .retrieval import Filters, retrieve
 from .text import STOPWORDS, split_sentences
 from .types import Paper, ScoredPaper
 
-_INTRO = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
 _AUTHOR_WORDS = {"co", "author", "authored", "coauthor", "co-author", "co-authored", "wrote",
                  "write", "written", "publish", "published", "publications", "papers", "paper",
                  "works", "show", "did", "by", "from", "authors", "among", "appeared", "appear",
@@ -30,7 +29,7 @@ def contribution(paper: Paper) -> str:
         where = ", ".join(str(x) for x in (paper.venue, paper.year) if x)
         return f"Listed{' in ' + where if where else ''} without an abstract."
     sentences = split_sentences(paper.text)
-    return next((s for s in sentences if _INTRO.search(s)), sentences[0])
+    return next((s for s in sentences if INTRO_SENTENCE.search(s)), sentences[0])
 
 
 # Venue acronyms as the bundled venue strings spell them out.

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
 from .keyword import keyword_search
 from .library import Library
+from .settings import parse_years  # noqa: F401  (re-exported: callers filter by year here)
 from .text import content_hash, normalise
-from .types import Paper, ScoredChunk, ScoredPaper
+from .types import Chunk, Paper, ScoredChunk, ScoredPaper
 
 MODES = ("hybrid", "dense", "keyword")
 
@@ -43,18 +43,6 @@ class Filters:
         if self.venue and self.venue.lower() not in (paper.venue or "").lower():
             return False
         return not (self.source and not paper.source.startswith(self.source))
-
-
-def parse_years(text: str | None) -> tuple[int | None, int | None]:
-    """"2023", "2023-2025", "2023-" or "-2021" -> (from, to)."""
-    if not text:
-        return None, None
-    match = re.fullmatch(r"\s*(\d{4})?\s*(-)?\s*(\d{4})?\s*", text)
-    if not match or not (match[1] or match[3]):
-        raise InputError(f"year {text!r} is not a year or range; use 2023, 2023-2025, 2023- or -2021.")
-    start = int(match[1]) if match[1] else None
-    end = int(match[3]) if match[3] else (start if not match[2] else None)
-    return start, end
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], k: int = 60,
@@ -132,9 +120,8 @@ def retrieve(lib: Library, query: str, k: int, *, filters: Filters = Filters(),
     return _assemble(lib, vector, pool, dict(fused), lists, k)
 
 
-def _stub(paper_id: str):  # type: ignore[no-untyped-def]
-    from .types import Chunk
-
+def _stub(paper_id: str) -> Chunk:
+    """A placeholder chunk for lists that rank papers, not passages (name, metadata)."""
     return Chunk(id=f"{paper_id}#name", paper_id=paper_id, index=-1, text="", text_hash="")
 
 

@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .errors import InputError
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_CORPUS = PROJECT_ROOT / "data"
 
@@ -92,6 +94,18 @@ SLACK_API_URL = "https://slack.com/api/"
 _YEARS = re.compile(r"\s*(\d{4})?\s*(-)?\s*(\d{4})?\s*")
 
 
+def parse_years(text: str | None) -> tuple[int | None, int | None]:
+    """"2023", "2023-2025", "2023-" or "-2021" -> (from, to)."""
+    if not text:
+        return None, None
+    match = _YEARS.fullmatch(text)
+    if not match or not (match[1] or match[3]):
+        raise InputError(f"year {text!r} is not a year or range; use 2023, 2023-2025, 2023- or -2021.")
+    start = int(match[1]) if match[1] else None
+    end = int(match[3]) if match[3] else (start if not match[2] else None)
+    return start, end
+
+
 class SlackFilters(BaseModel):
     """A channel's default metadata filters (as ``rag ask --author/--year/--venue/--source``)."""
 
@@ -103,9 +117,10 @@ class SlackFilters(BaseModel):
     @field_validator("year")
     @classmethod
     def _a_year_or_range(cls, value: str | None) -> str | None:
-        match = _YEARS.fullmatch(value) if value is not None else None
-        if value is not None and not (match and (match[1] or match[3])):
-            raise ValueError(f"year {value!r} is not a year or range; use 2023, 2023-2025, 2023- or -2021")
+        try:
+            parse_years(value)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
         return value
 
 
