@@ -8,7 +8,9 @@ from pathlib import Path
 
 from rag.settings import PROJECT_ROOT
 
-DEFAULT_DATASET = PROJECT_ROOT / "eval" / "datasets" / "questions.jsonl"
+DATASETS = PROJECT_ROOT / "eval" / "datasets"
+DEFAULT_DATASET = DATASETS / "dev.jsonl"  # what is tuned on
+TEST_DATASET = DATASETS / "test.jsonl"  # held out: written before the system was run on it
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,7 @@ class Question:
     key_facts: tuple[tuple[str, ...], ...]
     type: str
     tags: tuple[str, ...]
+    yes_no: str | None = None  # "yes" or "no" for yes/no questions: the answer must open with it
 
 
 def load(path: Path = DEFAULT_DATASET) -> list[Question]:
@@ -31,7 +34,7 @@ def load(path: Path = DEFAULT_DATASET) -> list[Question]:
             row = json.loads(line)
             out.append(Question(row["id"], row["question"], tuple(row["gold_papers"]),
                                 row["reference_answer"], tuple(map(tuple, row["key_facts"])),
-                                row["type"], tuple(row.get("tags", ()))))
+                                row["type"], tuple(row.get("tags", ())), row.get("yes_no")))
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise ValueError(f"{path.name}:{number}: not a valid question line ({exc})") from exc
     return out

@@ -45,23 +45,59 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def _canonical(text: str) -> str:
-    text = text.lower().replace("‑", "-")
-    text = re.sub(r"(\d)\s*(?:%|percent\b|per cent\b)", r"\1%", text)
-    return " ".join(re.findall(r"[a-z0-9%.+\-]+", text))
+_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-",
+                         "\u2014": "-", "\u2212": "-", "\u00d7": "x"})
+_NUMBER_FORMS = (
+    (re.compile(r"(?<=\d),(?=\d{3}\b)"), ""),                       # 1,000 -> 1000
+    (re.compile(r"(\d)\s*(?:%|percent\b|per cent\b)"), r"\1%"),      # 35 % / 35 percent -> 35%
+    (re.compile(r"(\d)\s*(?:x|times)\b"), r"\1x"),                  # 2 x / 2 times / 2× -> 2x
+)
+
+
+def fact_tokens(text: str) -> list[str]:
+    """Lower-cased word tokens with number forms normalised: "35 %", "35 percent" -> "35%",
+    "1,000" -> "1000", "2×" -> "2x"; hyphens and dashes separate words."""
+    text = text.lower().translate(_DASHES)
+    for pattern, repl in _NUMBER_FORMS:
+        text = pattern.sub(repl, text)
+    return [t.rstrip(".") for t in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?%?[a-z0-9]*", text)]
+
+
+def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
+    n = len(needle)
+    return n > 0 and any(list(haystack[i:i + n]) == list(needle) for i in range(len(haystack) - n + 1))
 
 
 def fact_covered(alternatives: Sequence[str], answer: str) -> bool:
-    """Any alternative in the answer, ignoring case, spacing and "35 %"/"35 percent" forms."""
-    canonical = _canonical(answer)
-    return any(_canonical(a) and _canonical(a) in canonical for a in alternatives)
+    """Any alternative in the answer at word boundaries, ignoring case, hyphenation and number
+    forms: "MoD" does not match "models", "35%" does not match "135%"."""
+    tokens = fact_tokens(answer)
+    return any(_contains(tokens, fact_tokens(a)) for a in alternatives)
 
 
-def key_fact_coverage(key_facts: Sequence[Sequence[str]], answer: str) -> float:
-    """Share of the required facts (each a list of alternatives) that the answer states."""
-    if not key_facts:
-        return 1.0
-    return sum(fact_covered(alts, answer) for alts in key_facts) / len(key_facts)
+def countable_facts(key_facts: Sequence[Sequence[str]], question: str) -> list[Sequence[str]]:
+    """The facts an answer has to earn: a fact already said in the question is free, so it is
+    not counted (the dataset test rejects such facts; this guards hand-made sets too)."""
+    return [alts for alts in key_facts if not fact_covered(alts, question)]
+
+
+def key_fact_coverage(key_facts: Sequence[Sequence[str]], answer: str,
+                      question: str = "") -> float | None:
+    """Share of the required facts (each a list of alternatives) that the answer states; None
+    when there is no fact left to earn."""
+    facts = countable_facts(key_facts, question)
+    if not facts:
+        return None
+    return sum(fact_covered(alts, answer) for alts in facts) / len(facts)
+
+
+_LEADING_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+
+def yes_no_correct(expected: str, answer: str) -> bool:
+    """The answer opens with the expected "Yes" or "No"."""
+    match = _LEADING_YES_NO.match(answer)
+    return bool(match) and match.group(1).lower() == expected.lower()
 
 
 def token_f1(prediction: str, reference: str) -> float:
@@ -84,17 +120,22 @@ def token_f1(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def citation_precision(cited: Sequence[str], gold: Collection[str],
-                       supported: Collection[str]) -> float:
-    """Share of cited papers that are gold or support the sentence that cites them (1.0 if none)."""
+def citation_precision(cited: Sequence[str], gold: Collection[str]) -> float | None:
+    """Share of the cited papers that are gold papers (None if nothing is cited)."""
     if not cited:
-        return 1.0
-    return sum(1 for p in cited if p in gold or p in supported) / len(cited)
+        return None
+    return sum(1 for p in cited if p in gold) / len(cited)
 
 
 def citation_recall(cited: Collection[str], gold: Collection[str]) -> float:
     """Share of the gold papers the answer cites."""
     return len(set(cited) & set(gold)) / len(set(gold)) if gold else 0.0
+
+
+def is_verbatim(sentence: str, sources: Sequence[str]) -> bool:
+    """The sentence is copied from one of its sources (ignoring spacing and case)."""
+    needle = " ".join(sentence.lower().split()).rstrip(".")
+    return any(needle in " ".join(s.lower().split()) for s in sources)
 
 
 def citation_validity(valid_keys: int, invented_keys: int) -> float:

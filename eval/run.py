@@ -20,21 +20,27 @@ from .metrics import (
     citation_precision,
     citation_recall,
     citation_validity,
+    countable_facts,
+    fact_covered,
     hit_at,
+    is_verbatim,
     key_fact_coverage,
     mrr_at,
     ndcg_at,
     percentile,
     recall_at,
     token_f1,
+    yes_no_correct,
 )
 
-SCORES = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "key_facts", "token_f1",
-          "citation_precision", "citation_recall", "citation_validity", "support_rate")
+SCORES = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "key_facts", "yes_no", "token_f1",
+          "gold_cited", "citation_precision", "citation_recall", "citation_validity", "support_rate")
 
 
 def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) -> dict[str, Any]:
-    """One result line: the answer, its citations, every score, and what failed. With
+    """One result line: the answer, its citations, every score, and what failed. Citations are
+    judged against the gold papers, never with the system's own support scorer; the support
+    rate (our own checker) is reported only for sentences that are not copied verbatim. With
     ``judge_with`` (a (ChatModel, Prompt) pair) the LLM judge's scores are added, labelled."""
     model = getattr(engine.generator, "model", None)
     tokens_before = (getattr(model, "tokens_in", 0), getattr(model, "tokens_out", 0))
@@ -43,9 +49,6 @@ def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) 
     latency = (time.perf_counter() - started) * 1000
     ranked = [p.paper.id for p in find_papers(engine, clean_question(q.question), k=k)[0]]
     cited = [c.paper_id for c in result.citations]
-    key_paper = {c.key: c.paper_id for c in result.citations}
-    supported = {key_paper[k_] for s in result.sentences if s.supported for k_ in s.keys}
-    sentences_total = len(result.sentences) + result.removed_sentences
     unanswerable = q.type == "unanswerable"
     scores: dict[str, float | None] = {name: None for name in SCORES}
     if q.gold_papers:
@@ -55,14 +58,18 @@ def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) 
                        "mrr@10": mrr_at(ranked, q.gold_papers, 10),
                        "ndcg@10": ndcg_at(ranked, q.gold_papers, 10)})
     if not unanswerable:
-        scores.update({"key_facts": key_fact_coverage(q.key_facts, result.text) if q.key_facts else None,
-                       "token_f1": token_f1(result.text, q.reference_answer),
-                       "citation_recall": citation_recall(cited, q.gold_papers)})
-    if result.citations or result.removed_keys:
-        scores["citation_precision"] = citation_precision(cited, q.gold_papers, supported)
+        scores["key_facts"] = key_fact_coverage(q.key_facts, result.text, q.question)
+        scores["token_f1"] = token_f1(result.text, q.reference_answer)
+        if q.yes_no:
+            scores["yes_no"] = float(yes_no_correct(q.yes_no, result.text))
+        if q.gold_papers:
+            scores["citation_recall"] = citation_recall(cited, q.gold_papers)
+            scores["citation_precision"] = citation_precision(cited, q.gold_papers)
+            if q.type == "single":
+                scores["gold_cited"] = float(bool(set(cited) & set(q.gold_papers)))
+    if result.route == "llm" and (result.citations or result.removed_keys):
         scores["citation_validity"] = citation_validity(len(result.citations), result.removed_keys)
-    if sentences_total:
-        scores["support_rate"] = sum(s.supported for s in result.sentences) / sentences_total
+    scores["support_rate"] = _support_rate(engine, result)
     if judge_with is not None:
         from .judge import judge
 
@@ -70,10 +77,12 @@ def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) 
         scores.update(judge(judge_with[0], judge_with[1], result, papers))
     correct = result.abstained if unanswerable else (
         not result.abstained and scores["key_facts"] in (None, 1.0)
+        and scores["yes_no"] in (None, 1.0)
         and (not q.gold_papers or bool(scores["citation_recall"])))
     return {
         "id": q.id, "type": q.type, "tags": list(q.tags), "question": q.question,
         "answer": result.text, "abstained": result.abstained, "generator": result.generator,
+        "route": result.route, "fallback_reason": result.fallback_reason,
         "citations": [asdict(c) for c in result.citations], "retrieved": ranked,
         "gold_papers": list(q.gold_papers), "scores": scores, "correct": correct,
         "latency_ms": round(latency, 1),
@@ -83,6 +92,17 @@ def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) 
     }
 
 
+def _support_rate(engine: Engine, result: Any) -> float | None:
+    """Supported share of the sentences that are not verbatim copies of a cited abstract
+    (verbatim sentences are supported by construction: counting them would flatter)."""
+    papers = engine.library.catalog.get_many(c.paper_id for c in result.citations)
+    by_key = {c.key: papers[c.paper_id].text for c in result.citations if c.paper_id in papers}
+    judged = [s for s in result.sentences
+              if not is_verbatim(s.text, [by_key[k_] for k_ in s.keys if k_ in by_key])]
+    total = len(judged) + result.removed_sentences
+    return sum(s.supported for s in judged) / total if total else None
+
+
 def _failures(q: Question, result: Any, scores: dict[str, float | None], unanswerable: bool) -> list[str]:
     out = []
     if unanswerable and not result.abstained:
@@ -90,10 +110,12 @@ def _failures(q: Question, result: Any, scores: dict[str, float | None], unanswe
     if not unanswerable and result.abstained:
         out.append("abstained on an answerable question")
     if not unanswerable and not result.abstained:
-        out += [f"missing key fact: {' / '.join(f)}" for f in q.key_facts
-                if key_fact_coverage([f], result.text) < 1.0]
+        out += [f"missing key fact: {' / '.join(f)}"
+                for f in countable_facts(q.key_facts, q.question) if not fact_covered(f, result.text)]
         if q.gold_papers and not scores["citation_recall"]:
             out.append("no gold paper cited")
+        if scores["yes_no"] == 0.0:
+            out.append(f"does not open with {q.yes_no!r}")
     if scores["hit@5"] == 0.0:
         out.append("no gold paper in the top 5 retrieved")
     if result.removed_keys:
@@ -120,7 +142,14 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     answered = [r for r in rows if not r["abstained"]]
     abstention = abstention_scores([r["abstained"] for r in rows], [r["type"] == "unanswerable" for r in rows])
     latency = [r["latency_ms"] for r in rows]
+    answerable = [r for r in rows if r["type"] != "unanswerable"]
+    unanswerable = [r for r in rows if r["type"] == "unanswerable"]
     return {
+        "false_abstentions": sum(r["abstained"] for r in answerable),
+        "false_abstention_rate": _mean([float(r["abstained"]) for r in answerable]),
+        "unanswerable_abstained": _mean([float(r["abstained"]) for r in unanswerable]),
+        "routes": {route: sum(r.get("route") == route for r in rows)
+                   for route in sorted({str(r.get("route")) for r in rows})},
         "overall": block(rows),
         "by_type": {t: block([r for r in rows if r["type"] == t]) for t in sorted({r["type"] for r in rows})},
         "abstention_precision": round(abstention["precision"], 4),

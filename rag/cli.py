@@ -112,17 +112,19 @@ def make_filters(author: str | None, years: str | None, venue: str | None,
 def print_answer(result) -> None:  # type: ignore[no-untyped-def]
     if result.standalone_question:
         click.echo(f"(read as: {result.standalone_question})", err=True)
-    if result.generator.startswith("offline (LLM unavailable"):
-        click.echo(f"note: {result.generator}", err=True)
+    if result.route == "fallback":
+        click.echo(f"note: answered offline ({result.fallback_reason})", err=True)
     click.echo(result.text)
     if result.citations:
         click.echo()
         for c in result.citations:
             click.echo(f"[{c.key}] {c.label}")
     else:
-        closest = ", ".join(r.label for r in result.retrieved[:3])
+        if result.abstain_reason:
+            click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)")
+        closest = ", ".join(r.label for r in result.see_also)
         if closest:
-            click.echo(f"\nClosest papers (not claimed to answer): {closest}")
+            click.echo(f"\nSee also (not claimed to answer): {closest}")
 
 
 @cli.command()
@@ -252,7 +254,7 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
 
 @cli.group("eval", invoke_without_command=True)
 @click.option("--dataset", "datasets", multiple=True, type=click.Path(path_type=Path, exists=True),
-              help="Q&A JSONL file(s); default: eval/datasets/questions.jsonl")
+              help="Q&A JSONL file(s); default: eval/datasets/dev.jsonl")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Run folder (default eval/runs/<time>)")
 @click.option("--generator", type=click.Choice(["offline", "llm"]), default=None,

@@ -6,15 +6,17 @@ sentence against the papers it cites -> number the citations -> abstain if nothi
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Generator as Coroutine_
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .citations import attach_citations, keys_of, papers_by_id
 from .embedding import CachedEmbedder
 from .errors import IndexNotFoundError, InputError, LLMError
 from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
+from .injection import scrub
+from .intent import parse_intent
 from .library import Library, method_index, open_library
 from .llm import ChatModel, build_chat_model
 from .llm_answer import LLMAnswerer
@@ -34,7 +36,7 @@ class Engine:
     settings: Settings
     library: Library
     generator: Generator
-    offline: Generator
+    offline: OfflineAnswerer
     scorer: SupportScorer
     rewriter: QueryRewriter = field(default_factory=RuleRewriter)
     reranker: Reranker = field(default_factory=NoReranker)
@@ -115,51 +117,83 @@ def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filt
 
 def answer_stream(engine: Engine, question: str, *, k: int | None = None,
                   filters: Filters = Filters(), history: Sequence[str] = ()) -> Iterator[str | Answer]:
-    """Text deltas as the generator writes them (LLM only), then the checked Answer."""
+    """The checked answer text, sentence by sentence, then the Answer. Nothing unchecked is
+    ever yielded: an LLM's raw reply is parsed, its keys mapped and each sentence's support
+    checked before any of it reaches a client."""
     started = time.perf_counter()
     asked = check_question(question, engine.settings)
     _require_index(engine)
     standalone = engine.rewriter.rewrite(clean_question(asked), history)
     evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
     retrieved_at = time.perf_counter()
-    generator = "metadata (author lists)"
-    if draft is None:
-        draft, generator = yield from _generate(engine, standalone, evidence)
-    assert draft is not None
+    if draft is not None:
+        result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)", "metadata")
+    else:
+        result = _generate_checked(engine, asked, standalone, evidence)
     generated_at = time.perf_counter()
-    result = _finish(engine, asked, standalone, evidence, draft, generator)
-    yield Answer(**{**result.__dict__, "timings": {
+    if not result.abstained:
+        yield from _pieces(result.text)
+    yield replace(result, timings={
         "retrieval_ms": round((retrieved_at - started) * 1000, 1),
         "generation_ms": round((generated_at - retrieved_at) * 1000, 1),
-        "total_ms": round((time.perf_counter() - started) * 1000, 1)}})
+        "total_ms": round((time.perf_counter() - started) * 1000, 1)})
 
 
-def _generate(engine: Engine, question: str,
-              evidence: list[ScoredPaper]) -> Coroutine_[str, None, tuple[Draft, str]]:
-    """Run the generator, streaming when it can; on LLM failure use the offline answerer."""
+def _pieces(text: str) -> Iterator[str]:
+    """Checked answer text in sentence-sized deltas (what streaming clients are sent); joined,
+    they are exactly ``text``."""
+    yield from (piece for piece in re.split(r"(?<=\])(?=\s)", text) if piece)
+
+
+def guarded(item: ScoredPaper) -> ScoredPaper:
+    """The paper as an LLM may read it: instruction-like sentences removed."""
+    abstract, removed = scrub(item.paper.abstract)
+    if not removed:
+        return item
+    text, _ = scrub(item.paper.text)
+    return replace(item, paper=replace(item.paper, abstract=abstract, text=text))
+
+
+def _generate_checked(engine: Engine, asked: str, standalone: str,
+                      evidence: list[ScoredPaper]) -> Answer:
+    """Route the question: the evidence decides abstention; the LLM (when configured) writes the
+    answer; a model that declines with strong evidence is retried once on fewer abstracts, then
+    overruled by the offline answer; a dead endpoint falls back to the offline answer."""
+    intent = parse_intent(standalone)
+    reading = engine.offline.reader.read(intent, evidence)  # type: ignore[attr-defined]
+    offline = engine.offline.generate(standalone, evidence, intent, reading)  # type: ignore[call-arg]
+
+    def finish(draft: Draft, generator: str, route: str, reason: str | None = None) -> Answer:
+        return _finish(engine, asked, standalone, evidence, draft, generator, route, reason)
+
+    if engine.generator is engine.offline or not reading.answerable:
+        return finish(offline, "offline", "offline")
+    strong = reading.strength >= engine.settings.answer.strong_evidence
     try:
-        streamer = getattr(engine.generator, "stream", None)
-        if streamer is None:
-            return engine.generator.generate(question, evidence), engine.generator.name
-        for item in streamer(question, evidence):
-            if isinstance(item, Draft):
-                return item, engine.generator.name
-            yield item
-        raise LLMError("stream ended without an answer")
+        safe = [guarded(e) for e in evidence]
+        draft = engine.generator.generate(standalone, safe)
+        if (draft.declined or draft.abstained) and strong:
+            best = list(dict.fromkeys(c[0].paper.paper.id for _, c in reading.parts if c))
+            draft = engine.generator.generate(standalone, [e for e in safe if e.paper.id in best[:2]])
     except LLMError as exc:
-        draft = engine.offline.generate(question, evidence)
-        return draft, f"offline (LLM unavailable: {exc})"
+        return finish(offline, f"offline (LLM unavailable: {exc})", "fallback", f"LLM unavailable: {exc}")
+    result = finish(draft, engine.generator.name, "llm")
+    if result.abstained and strong:
+        why = ("the model declined although the abstracts hold the answer" if draft.declined or
+               draft.abstained else "none of the model's sentences was supported by the abstracts")
+        return finish(offline, "offline", "fallback", why)
+    return result
 
 
 def _finish(engine: Engine, asked: str, standalone: str, evidence: list[ScoredPaper],
-            draft: Draft, generator: str) -> Answer:
+            draft: Draft, generator: str, route: str, fallback_reason: str | None = None) -> Answer:
     """Check each sentence against the papers it cites; number citations; abstain if empty."""
     papers = papers_by_id([e.paper for e in evidence])
     threshold = engine.settings.answer.support_threshold
     scores: list[float] = []
     for sentence in draft.sentences:
         cited = [papers[p] for p in sentence.paper_ids if p in papers]
-        trusted = sentence.framing or generator.startswith("metadata")
+        trusted = sentence.framing or route == "metadata"
         scores.append(1.0 if trusted else engine.scorer.score(sentence.text, cited) if cited else 0.0)
     weak = frozenset(i for i, s in enumerate(scores) if s < threshold)
     keep_marked = engine.settings.answer.keep_unsupported
@@ -172,12 +206,15 @@ def _finish(engine: Engine, asked: str, standalone: str, evidence: list[ScoredPa
     support = tuple(SentenceSupport(s.text, keys, round(score, 4), score >= threshold)
                     for s, keys, score in zip(kept.sentences, keys_of(kept, citations), kept_scores,
                                               strict=True) if not s.framing)
+    retrieved = tuple(RetrievedPaper(e.paper.id, e.paper.label, round(e.similarity, 4)) for e in evidence)
+    reason = draft.reason or ("none of the answer's sentences was supported by the abstracts"
+                              if draft.sentences and not citations else "") or None
     return Answer(
         question=asked, text=ABSTAIN_TEXT if abstained else body,
-        citations=() if abstained else citations, abstained=abstained,
-        retrieved=tuple(RetrievedPaper(e.paper.id, e.paper.label, round(e.similarity, 4))
-                        for e in evidence),
+        citations=() if abstained else citations, abstained=abstained, retrieved=retrieved,
         generator=generator, standalone_question=standalone if standalone != asked else None,
         sentences=() if abstained else support, removed_keys=draft.unknown_keys,
-        removed_sentences=0 if keep_marked else len(weak),
+        removed_sentences=0 if keep_marked else len(weak), route=route,
+        fallback_reason=fallback_reason, abstain_reason=reason if abstained else None,
+        see_also=retrieved[:3] if abstained else (),
     )

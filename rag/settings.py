@@ -48,13 +48,28 @@ class RetrievalSettings(BaseModel):
 
 
 class AnswerSettings(BaseModel):
+    """Every weight and threshold below is fitted on the dev split by ``benchmarks/tune.py``
+    (never on the test split, which the README reports)."""
+
     max_question_chars: int = Field(2000, ge=10)
     max_sentences: int = Field(4, ge=1, le=10)
     min_evidence: float = Field(
-        0.30, description="abstain when the best paper's cosine similarity is below this"
+        0.30, description="papers whose best chunk's cosine similarity is below this are not read"
+    )
+    evidence_margin: float = Field(0.15, ge=0, description="read papers within this of the best")
+    min_answer_score: float = Field(
+        0.30, description="abstain when no sentence that holds the asked kind of answer scores this"
     )
     min_sentence_score: float = Field(
-        0.30, description="drop candidate sentences whose relevance is below this"
+        0.30, description="a paper's best sentence must score this to be listed"
+    )
+    weight_similarity: float = Field(0.55, ge=0, description="sentence-question cosine")
+    weight_overlap: float = Field(0.35, ge=0, description="share of the question's focus terms said")
+    weight_paper: float = Field(0.10, ge=0, description="the paper's retrieval similarity")
+    weight_name: float = Field(0.15, ge=0, description="per name from the question the sentence says")
+    weight_intro: float = Field(0.10, ge=0, description='"we propose ..." for what/which questions')
+    strong_evidence: float = Field(
+        0.55, description="an LLM that declines with evidence this strong is retried, then overruled"
     )
     support_threshold: float = Field(
         0.5, description="a sentence whose cited passages score below this is unsupported"

@@ -120,6 +120,10 @@ class Answer:
     sentences: tuple[SentenceSupport, ...] = ()
     removed_keys: int = 0  # citation keys the generator invented, stripped
     removed_sentences: int = 0  # sentences dropped because their citations did not support them
+    route: str = "offline"  # "llm", "offline", "metadata" or "fallback" (offline after the LLM)
+    fallback_reason: str | None = None  # why the LLM's answer was not used
+    abstain_reason: str | None = None  # why the abstracts do not answer, when abstained
+    see_also: tuple[RetrievedPaper, ...] = ()  # the nearest papers, when abstained
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from rag.cli import cli
 from rag.settings import PROJECT_ROOT
 
-DATASET = PROJECT_ROOT / "eval" / "datasets" / "questions.jsonl"
+DATASET = PROJECT_ROOT / "eval" / "datasets" / "dev.jsonl"
 # The first eight questions of the bundled set: the offline answerer must get these right.
 SMOKE = {f"q{i:03d}" for i in range(1, 9)}
 QUESTIONS = [q for line in DATASET.read_text().splitlines() if line.strip()

@@ -1,4 +1,4 @@
-"""The hand-written evaluation questions (eval/datasets/questions.jsonl) are well formed and
+"""The hand-written evaluation questions (eval/datasets/dev.jsonl) are well formed and
 agree with the bundled corpus: gold ids exist, key facts are really in the gold abstracts,
 author questions point at records that have authors. Bad lines are reported by line number."""
 
@@ -15,7 +15,7 @@ from rag.formats import Problem, read_file
 from rag.settings import BUNDLED_CORPUS, PROJECT_ROOT
 from rag.types import Paper
 
-QUESTIONS = PROJECT_ROOT / "eval" / "datasets" / "questions.jsonl"
+QUESTIONS = PROJECT_ROOT / "eval" / "datasets" / "dev.jsonl"
 
 REQUIRED_KEYS = frozenset({"id", "question", "gold_papers", "reference_answer", "key_facts", "type",
                            "tags"})

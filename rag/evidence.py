@@ -1,0 +1,153 @@
+"""Reading the retrieved abstracts for one question: which sentences answer which part of it,
+and whether the evidence holds the asked kind of answer about the asked thing at all.
+
+Both answer paths use this: the offline answerer composes its answer from the chosen sentences,
+and the engine uses the same verdict to abstain before an LLM is asked, or to overrule an LLM
+that declines when the evidence is strong."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .embedding import Embedder
+from .injection import is_instruction
+from .intent import Intent, Part
+from .lexicon import content_terms, mentions, number_spans, percent, stem, times
+from .settings import AnswerSettings
+from .text import split_sentences
+from .types import ScoredPaper
+
+INTRO_SENTENCE = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A candidate answer sentence scored for one part of the question."""
+
+    paper: ScoredPaper
+    text: str
+    score: float
+    holds: bool  # does it hold the kind of answer the part asks for (a number of that unit, ...)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The verdict on the evidence: the best sentences per part, or why there is no answer."""
+
+    parts: tuple[tuple[Part, tuple[Sentence, ...]], ...]
+    papers: tuple[ScoredPaper, ...]
+    reason: str = ""  # set when the evidence does not answer the question
+
+    @property
+    def answerable(self) -> bool:
+        return not self.reason
+
+    @property
+    def strength(self) -> float:
+        best = [s[0].score for _, s in self.parts if s and s[0].holds]
+        return max(best, default=0.0)
+
+
+def name_pattern(name: str) -> re.Pattern[str]:
+    """"LLaMA-7B" also matches "LLaMA 7B" and "llama7b"; always at word boundaries."""
+    pieces = re.findall(r"[A-Za-z]+|\d+(?:\.\d+)?", name)
+    return re.compile(r"(?<![A-Za-z0-9])" + r"[\s\-_]?".join(map(re.escape, pieces)) + r"(?![A-Za-z0-9])",
+                      re.IGNORECASE)
+
+
+def says(paper: ScoredPaper, name: str) -> bool:
+    """The abstract names it: whole, or each piece of a compound ("Bison-Gecko" when the text
+    says "PaLM2-Bison ... PaLM2-Gecko"), or as its method name or an alias."""
+    p = paper.paper
+    if name_pattern(name).search(p.text) or any(
+            mentions(alias, name) for alias in (p.method or "", *p.aliases) if alias):
+        return True
+    pieces = [x for x in re.split(r"[-_]", name) if len(x) >= 2]
+    return len(pieces) > 1 and all(name_pattern(x).search(p.text) for x in pieces)
+
+
+def holds(part: Part, sentence: str, terms: set[str]) -> bool:
+    """Does the sentence hold the kind of answer the part asks for?"""
+    if part.kind != "number":
+        return True
+    spans = [m.group(0) for m in number_spans(sentence)]
+    if part.unit == "%":
+        spans = [s for s in spans if percent(s)]
+    elif part.unit == "x":
+        spans = [s for s in spans if times(s)] or (spans if re.search(r"faster|speed", sentence) else [])
+    measured = part.focus - {part.unit or ""}
+    if part.unit not in (None, "%", "x"):  # "how many GPUs": GPUs, or what they measure, said
+        unit = str(part.unit)
+        said = unit in terms or stem(unit.rstrip("s")) in terms or bool(measured & terms)
+        return bool(spans) and said
+    return bool(spans) and (not measured or bool(measured & terms))
+
+
+class Reader:
+    def __init__(self, embedder: Embedder, settings: AnswerSettings) -> None:
+        self.embedder, self.settings = embedder, settings
+
+    def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
+        usable = [e for e in evidence if e.paper.has_abstract]
+        if not usable:
+            return Reading((), (), "no indexed abstract is about this")
+        missing = [n for n in intent.names if not any(says(e, n) for e in usable)]
+        if missing:
+            return Reading((), tuple(usable), f"none of the indexed abstracts mentions {missing[0]}")
+        papers = self._papers(intent, usable)
+        scored = self._score(intent, papers)
+        parts = tuple((part, tuple(sorted(cands, key=lambda s: (not s.holds, -s.score))))
+                      for part, cands in zip(intent.parts, scored, strict=True))
+        floor = self.settings.min_answer_score
+        if not any(c and c[0].holds and c[0].score >= floor for _, c in parts):
+            return Reading(parts, tuple(papers), self._why(intent, parts))
+        return Reading(parts, tuple(papers))
+
+    def _papers(self, intent: Intent, usable: list[ScoredPaper]) -> list[ScoredPaper]:
+        named = [e for e in usable if any(says(e, n) for n in intent.names)]
+        if named and not intent.multi_paper:
+            return named[:3]
+        strongest = max(e.similarity for e in usable)
+        floor = max(self.settings.min_evidence, strongest - self.settings.evidence_margin)
+        chosen = [e for e in usable if e.similarity >= floor] or usable[:1]
+        return chosen if intent.multi_paper else chosen[:3]
+
+    def _score(self, intent: Intent, papers: Sequence[ScoredPaper]) -> list[list[Sentence]]:
+        pool = [(p, s) for p in papers for s in split_sentences(p.paper.text)
+                if len(s.split()) >= 5 and not is_instruction(s)]
+        if not pool:
+            return [[] for _ in intent.parts]
+        vectors = self.embedder.embed([part.text for part in intent.parts] + [s for _, s in pool])
+        questions, sentences = vectors[: len(intent.parts)], vectors[len(intent.parts):]
+        w = self.settings
+        out = []
+        for part, qvec in zip(intent.parts, questions, strict=True):
+            sims = sentences @ qvec
+            row = []
+            for (paper, text), sim in zip(pool, sims, strict=True):
+                terms = content_terms(text)
+                overlap = len(part.focus & terms) / max(1, len(part.focus))
+                score = (w.weight_similarity * float(sim) + w.weight_overlap * overlap
+                         + w.weight_paper * paper.similarity + self._bonus(intent, part, paper, text))
+                row.append(Sentence(paper, text, round(score, 4), holds(part, text, terms)))
+            out.append(row)
+        return out
+
+    def _bonus(self, intent: Intent, part: Part, paper: ScoredPaper, text: str) -> float:
+        bonus = 0.0
+        own = (paper.paper.method or "").lower()
+        bonus += self.settings.weight_name * sum(
+            1 for n in intent.names if n.lower() != own and name_pattern(n).search(text))
+        if part.kind in ("describe", "name", "list", "comparison") and INTRO_SENTENCE.search(text):
+            bonus += self.settings.weight_intro
+        return min(bonus, 0.4)
+
+    @staticmethod
+    def _why(intent: Intent, parts: tuple[tuple[Part, tuple[Sentence, ...]], ...]) -> str:
+        for part, cands in parts:
+            if part.kind == "number" and not any(c.holds for c in cands):
+                unit = {"%": "percentage", "x": "speed-up or factor"}.get(part.unit or "", part.unit)
+                return f"the closest abstracts give no {unit + ' ' if unit else ''}figure for this"
+        return "the closest abstracts are about something else"

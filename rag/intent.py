@@ -1,0 +1,132 @@
+"""What a question asks, parsed once: its kind, its parts, the things it names, its focus terms.
+
+The answerers and the engine's route decisions read this instead of re-matching the question
+text. The patterns here describe question *shapes* ("how many X", "is/does ...", "compare X and
+Y"), never particular questions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from .lexicon import STOPWORDS, focus_terms, names, stem
+from .query import author_in_question
+
+Kind = Literal["name", "number", "yes_no", "how", "list", "comparison", "metadata", "describe"]
+
+_MEASURE = (r"percentage|percent|proportion|fraction|share|number|count|amount|ratio|factor|rate|"
+            r"score|accuracy|precision|recall|f1|bleu|rouge|speed-?up|size|gain|improvement|"
+            r"reduction|drop|decrease|increase|error|cost|latency|throughput|perplexity|margin|"
+            r"compression|parameters")
+_NUMBER_Q = re.compile(
+    r"\b(?:how\s+many|how\s+much|by\s+how\s+(?:much|many)|to\s+what\s+extent|"
+    r"how\s+(?:large|big|small|fast|long|often|far|high|low|deep)\b|"
+    r"what\s+(?:is\s+|was\s+|are\s+|were\s+)?(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:" + _MEASURE + r")\b)",
+    re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[A-Za-z][\w\-]*\s*){1,3})", re.IGNORECASE)
+_PERCENT_Q = re.compile(r"\b(?:percentage|percent|proportion|share|accuracy|precision|recall|"
+                        r"f1|rate|%)\b", re.IGNORECASE)
+_TIMES_Q = re.compile(r"\b(?:speed-?up|times|factor|fold)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should|"
+                     r"must)\b", re.IGNORECASE)
+_COMPARISON = re.compile(r"\b(?:compare[sd]?|comparison|differ(?:s|ence|ences)?|versus|vs\.?|"
+                         r"contrast)\b|\bboth\b.+\band\b", re.IGNORECASE)
+_HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
+                  r"\bwhat\s+(?:mechanism|technique|strategy|idea)\b|\bhow\s+(?:does|do|is|are|can)\b",
+                  re.IGNORECASE)
+_LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:papers|works|studies|"
+                   r"methods|approaches|models|benchmarks|datasets|articles|publications|"
+                   r"systems|techniques)\b|\bpapers\b|\bstudies\b", re.IGNORECASE)
+_NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
+                     r"kind|sort)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
+                     r"(?:it|they)\s+called\b", re.IGNORECASE)
+_VENUE_YEAR = re.compile(r"\b(?:ACL|EMNLP|NAACL|EACL|COLING|NeurIPS|ICLR|ICML|AAAI|IJCAI|CVPR|"
+                         r"ICCV|ECCV|KDD|SIGIR|WWW|TACL|(?:19|20)\d\d)\b")
+_SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:what|which|how|who|why|when|"
+                    r"where|does|do|did|is|are|was|were|can|by\s+how)\b)", re.IGNORECASE)
+
+
+_VERBS = frozenset("""used needed required trained train run ran does do did were was are is has have
+reach reached achieve achieved cover covers contain contains include includes""".split())
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing to answer: "Which model ..., and how many GPUs ...?" has two."""
+
+    text: str
+    kind: Kind
+    focus: frozenset[str]
+    unit: str | None = None  # "%", "x", or the stemmed noun of "how many X"
+
+
+@dataclass(frozen=True)
+class Intent:
+    question: str
+    kind: Kind
+    parts: tuple[Part, ...]
+    names: tuple[str, ...]
+    focus: frozenset[str]
+    multi_paper: bool = False
+    author: str | None = None
+
+    @property
+    def wants_number(self) -> bool:
+        return any(p.kind == "number" for p in self.parts)
+
+
+def _unit(text: str) -> str | None:
+    many = _HOW_MANY.search(text)
+    if many:  # the counted noun: the last word before the verb ("how many training tokens were")
+        words = many.group(1).split()
+        nouns = [w for w in words[: next((i for i, w in enumerate(words) if w.lower() in STOPWORDS
+                                          or w.lower() in _VERBS), len(words))]]
+        return stem(nouns[-1]) if nouns else stem(words[0])
+    if _PERCENT_Q.search(text):
+        return "%"
+    if _TIMES_Q.search(text):
+        return "x"
+    return None
+
+
+def part_kind(text: str, whole: str) -> Kind:
+    if _NUMBER_Q.search(text):
+        return "number"
+    if _YES_NO.match(text):
+        return "yes_no"
+    if _COMPARISON.search(text) and len(names(whole)) >= 2:
+        return "comparison"
+    if _HOW.search(text):
+        return "how"
+    if _LIST.search(text):
+        return "list"
+    if _NAME_Q.search(text):
+        return "name"
+    return "describe"
+
+
+def split_parts(question: str) -> list[str]:
+    pieces = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
+    return [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]
+
+
+def parse_intent(question: str) -> Intent:
+    """Parse a (stand-alone) question once."""
+    author = author_in_question(question)
+    said = tuple(n for n in names(question) if not (author and n in author.split()))
+    texts = split_parts(question)
+    parts = tuple(Part(t, part_kind(t, question), frozenset(focus_terms(t) - {n.lower() for n in said}),
+                       _unit(t) if part_kind(t, question) == "number" else None) for t in texts)
+    kinds = [p.kind for p in parts]
+    multi = bool(_LIST.search(question)) or "comparison" in kinds
+    if author or (_VENUE_YEAR.search(question) and _LIST.search(question) and not focus_terms(
+            _VENUE_YEAR.sub(" ", question)) - {"publish", "appear", "accept", "conference"}):
+        kind: Kind = "metadata"
+    elif "comparison" in kinds:
+        kind = "comparison"
+    elif len(parts) == 1:
+        kind = parts[0].kind
+    else:
+        kind = next((k for k in kinds if k != "describe"), "describe")
+    return Intent(question, kind, parts, said, frozenset(focus_terms(question)), multi, author)
