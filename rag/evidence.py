@@ -77,12 +77,25 @@ def holds(part: Part, sentence: str, terms: set[str]) -> bool:
         spans = [s for s in spans if percent(s)]
     elif part.unit == "x":
         spans = [s for s in spans if times(s)] or (spans if re.search(r"faster|speed", sentence) else [])
+    if part.counted:  # "how many GPUs": a number of GPUs, not "5.5B tokens"
+        return any(_counts(sentence, m.end(), part.counted) for m in number_spans(sentence))
     measured = part.focus - {part.unit or ""}
-    if part.unit not in (None, "%", "x"):  # "how many GPUs": GPUs, or what they measure, said
-        unit = str(part.unit)
-        said = unit in terms or stem(unit.rstrip("s")) in terms or bool(measured & terms)
-        return bool(spans) and said
     return bool(spans) and (not measured or bool(measured & terms))
+
+
+_MAGNITUDE = frozenset("thousand thousands million millions billion billions trillion k m b".split())
+
+
+def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
+    """Is what the number at ``end`` counts one of ``counted``? Read the next few words, past
+    "million" and the like, up to the first word that is not part of the noun phrase."""
+    words = re.findall(r"[A-Za-z][\w\-]*|\S", sentence[end:])[:6]
+    for word in words:
+        if stem(word) in counted or stem(word.rstrip("s")) in counted:
+            return True
+        if word.lower() in ("of", "for", "to", "on", "in", "and", ",", ".", ";", "with", "from"):
+            return False
+    return False
 
 
 class Reader:
@@ -148,6 +161,6 @@ class Reader:
     def _why(intent: Intent, parts: tuple[tuple[Part, tuple[Sentence, ...]], ...]) -> str:
         for part, cands in parts:
             if part.kind == "number" and not any(c.holds for c in cands):
-                unit = {"%": "percentage", "x": "speed-up or factor"}.get(part.unit or "", part.unit)
-                return f"the closest abstracts give no {unit + ' ' if unit else ''}figure for this"
+                asked = re.sub(r"^\s*(?:and\s+)?", "", part.text).rstrip(" ?.")
+                return f"the closest abstracts give no figure for: {asked}"
         return "the closest abstracts are about something else"

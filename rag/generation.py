@@ -135,7 +135,18 @@ class OfflineAnswerer:
                                                 prefix=_bold(lead_span(part, intro, intent.question))))
             lead = lead_span(part, best, intent.question) if not chosen else ""
             chosen.append(DraftSentence(best.text, (best.paper.paper.id,), best.score, prefix=_bold(lead)))
+            if len(reading.parts) == 1 and part.kind in ("how", "describe", "yes_no"):
+                chosen += self._more(cands, best, chosen)
         return chosen[: self.settings.max_sentences]
+
+    def _more(self, cands: Sequence[Sentence], best: Sentence,
+              chosen: list[DraftSentence]) -> list[DraftSentence]:
+        """Further sentences of the same paper that answer nearly as well as the best one."""
+        room = self.settings.answer_sentences - len(chosen)
+        said = {c.text for c in chosen}
+        more = [c for c in cands if c.paper.paper.id == best.paper.paper.id and c.text not in said
+                and c.holds and c.score >= self.settings.second_ratio * best.score][: max(0, room)]
+        return [DraftSentence(c.text, (c.paper.paper.id,), c.score) for c in more]
 
     @staticmethod
     def _introduction(cands: Sequence[Sentence], best: Sentence) -> Sentence | None:

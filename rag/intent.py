@@ -59,6 +59,7 @@ class Part:
     kind: Kind
     focus: frozenset[str]
     unit: str | None = None  # "%", "x", or the stemmed noun of "how many X"
+    counted: frozenset[str] = frozenset()  # "how many galaxy images": {"galaxy", "image"}
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,21 @@ class Intent:
         return any(p.kind == "number" for p in self.parts)
 
 
-def _unit(text: str) -> str | None:
+def _counted(text: str) -> list[str]:
+    """The noun phrase of "how many X ...": the words before the verb, stemmed."""
     many = _HOW_MANY.search(text)
-    if many:  # the counted noun: the last word before the verb ("how many training tokens were")
-        words = many.group(1).split()
-        nouns = [w for w in words[: next((i for i, w in enumerate(words) if w.lower() in STOPWORDS
-                                          or w.lower() in _VERBS), len(words))]]
-        return stem(nouns[-1]) if nouns else stem(words[0])
+    if not many:
+        return []
+    words = many.group(1).split()
+    end = next((i for i, w in enumerate(words) if w.lower() in STOPWORDS or w.lower() in _VERBS),
+               len(words))
+    return [stem(w) for w in (words[:end] or words[:1])]
+
+
+def _unit(text: str) -> str | None:
+    counted = _counted(text)
+    if counted:  # the counted noun: the last word before the verb ("how many training tokens were")
+        return counted[-1]
     if _PERCENT_Q.search(text):
         return "%"
     if _TIMES_Q.search(text):
@@ -111,13 +120,20 @@ def split_parts(question: str) -> list[str]:
     return [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]
 
 
+def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
+    kind = part_kind(text, question)
+    focus = frozenset(focus_terms(text) - {n.lower() for n in said})
+    if kind != "number":
+        return Part(text, kind, focus)
+    return Part(text, kind, focus, _unit(text), frozenset(_counted(text)))
+
+
 def parse_intent(question: str) -> Intent:
     """Parse a (stand-alone) question once."""
     author = author_in_question(question)
     said = tuple(n for n in names(question) if not (author and n in author.split()))
     texts = split_parts(question)
-    parts = tuple(Part(t, part_kind(t, question), frozenset(focus_terms(t) - {n.lower() for n in said}),
-                       _unit(t) if part_kind(t, question) == "number" else None) for t in texts)
+    parts = tuple(_part(t, question, said) for t in texts)
     kinds = [p.kind for p in parts]
     multi = bool(_LIST.search(question)) or "comparison" in kinds
     if author or (_VENUE_YEAR.search(question) and _LIST.search(question) and not focus_terms(

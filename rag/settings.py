@@ -53,6 +53,9 @@ class AnswerSettings(BaseModel):
 
     max_question_chars: int = Field(2000, ge=10)
     max_sentences: int = Field(4, ge=1, le=10)
+    answer_sentences: int = Field(3, ge=1, le=10, description="sentences for a one-paper answer")
+    second_ratio: float = Field(0.85, ge=0, le=1, description="a further sentence scores this "
+                                "share of the best one")
     min_evidence: float = Field(
         0.30, description="papers whose best chunk's cosine similarity is below this are not read"
     )

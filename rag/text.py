@@ -17,6 +17,7 @@ _MISSING_SPACE = re.compile(r"(?<=[a-z0-9\)\]%])([.?!])(?=[A-Z][a-z])")
 _HYPHEN_BREAK = re.compile(r"\b([A-Za-z]{2,})- (?!and\b|or\b|to\b|as\b|vs\b)([a-z]{2,})\b")
 _FOOTNOTE_TAIL = re.compile(r"(?<=[.!?])\s+\d{1,2}\s*$")
 _SPACES = re.compile(r"\s+")
+_GLUED_TIMES = re.compile(r"(?<=\d)times(?=\d|\b)")  # "200times faster": a lost LaTeX \times
 
 
 _URL = re.compile(r"(https?://[^\s{}]+)")
@@ -36,6 +37,7 @@ def strip_latex(text: str) -> str:
 def _clean_prose(t: str) -> str:
     t = strip_latex(t)
     t = _MISSING_SPACE.sub(r"\1 ", t)
+    t = _GLUED_TIMES.sub("×", t)
     return _HYPHEN_BREAK.sub(r"\1\2", t)
 
 

@@ -1,6 +1,7 @@
-"""The hand-written evaluation questions (eval/datasets/dev.jsonl) are well formed and
-agree with the bundled corpus: gold ids exist, key facts are really in the gold abstracts,
-author questions point at records that have authors. Bad lines are reported by line number."""
+"""The hand-written evaluation questions, both splits (eval/datasets/dev.jsonl, tuned on, and
+eval/datasets/test.jsonl, held out), are well formed and agree with the bundled corpus: gold ids
+exist, key facts are really in the gold abstracts and not already in the question, author
+questions point at records that have authors. Bad lines are reported by line number."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from rag.formats import Problem, read_file
 from rag.settings import BUNDLED_CORPUS, PROJECT_ROOT
 from rag.types import Paper
 
-QUESTIONS = PROJECT_ROOT / "eval" / "datasets" / "dev.jsonl"
+from eval.metrics import fact_covered
+
+SPLITS = {"dev": PROJECT_ROOT / "eval" / "datasets" / "dev.jsonl",
+          "test": PROJECT_ROOT / "eval" / "datasets" / "test.jsonl"}
 
 REQUIRED_KEYS = frozenset({"id", "question", "gold_papers", "reference_answer", "key_facts", "type",
                            "tags"})
-OPTIONAL_KEYS: frozenset[str] = frozenset()
+OPTIONAL_KEYS: frozenset[str] = frozenset({"yes_no"})
 TYPES = frozenset({"single", "multi", "metadata", "unanswerable"})
 # Near-duplicates merged into another record: a gold set must name the kept copy.
 MERGED_DUPLICATES = {"003-0365": "000-0061", "001-0201": "001-0193"}
@@ -36,10 +40,11 @@ class Line:
     error: str | None
 
 
-@pytest.fixture(scope="module")
-def lines() -> list[Line]:
+@pytest.fixture(scope="module", params=sorted(SPLITS))
+def lines(request) -> list[Line]:
     out: list[Line] = []
-    for number, raw in enumerate(QUESTIONS.read_text(encoding="utf-8").splitlines(), start=1):
+    path = SPLITS[request.param]
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         try:
             out.append(Line(number, raw, json.loads(raw), None))
         except json.JSONDecodeError as exc:
@@ -132,6 +137,24 @@ def test_the_set_has_at_least_40_questions(questions):
     assert len(questions) >= MIN_QUESTIONS, f"only {len(questions)} questions"
 
 
+def test_the_test_split_is_large_and_covers_every_question_shape():
+    rows = [json.loads(line) for line in SPLITS["test"].read_text().splitlines() if line.strip()]
+    tags = Counter(t for r in rows for t in r["tags"])
+    assert len(rows) >= 120
+    assert sum(r["type"] == "unanswerable" for r in rows) >= 25
+    shapes = ("paraphrase", "two-part", "yes-no", "how", "number-unit", "comparison", "multi-topic",
+              "author", "venue", "year", "out-of-scope", "near-domain", "missing-attribute",
+              "invented-name")
+    assert not [s for s in shapes if tags[s] == 0], tags
+
+
+def test_the_splits_share_no_question():
+    def texts(path):
+        return {" ".join(json.loads(line)["question"].lower().split())
+                for line in path.read_text().splitlines() if line.strip()}
+    assert not texts(SPLITS["dev"]) & texts(SPLITS["test"])
+
+
 def test_the_set_mixes_multi_metadata_and_unanswerable_questions(questions):
     counts = Counter(q.get("type") for _, q in questions)
     short = {kind: counts[kind] for kind, need in MIN_PER_TYPE.items() if counts[kind] < need}
@@ -170,17 +193,32 @@ def test_content_questions_have_a_gold_paper_with_an_abstract(questions, corpus)
 
 
 def test_key_facts_appear_in_a_gold_abstract(questions, corpus):
+    """Each fact has an alternative that a gold abstract states (at word boundaries)."""
     bad = []
     for n, q in questions:
         if q.get("type") not in ("single", "multi"):
             continue
         gold = [corpus[g] for g in q.get("gold_papers", []) if g in corpus]
-        texts = [(p.text.lower(), p.abstract.lower()) for p in gold]
         for alternatives in q.get("key_facts", []):
-            for alt in alternatives:
-                needle = alt.lower()
-                if not any(needle in text or needle in abstract for text, abstract in texts):
-                    bad.append(f"line {n}: key fact {alt!r} is in no gold abstract")
+            if not any(fact_covered(alternatives, p.text) or fact_covered(alternatives, p.abstract)
+                       for p in gold):
+                bad.append(f"line {n}: key fact {alternatives!r} is in no gold abstract")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_key_fact_is_already_in_its_question(questions):
+    """A fact the question gives away is free: it would make the score flatter the answerer."""
+    bad = [f"line {n}: key fact {alternatives!r} is already in the question"
+           for n, q in questions for alternatives in q.get("key_facts", [])
+           if fact_covered(alternatives, q.get("question", ""))]
+    assert not bad, "\n".join(bad)
+
+
+def test_yes_no_questions_say_which(questions):
+    bad = [f"line {n}: yes_no must be 'yes' or 'no'" for n, q in questions
+           if "yes_no" in q and q["yes_no"] not in ("yes", "no")]
+    bad += [f"line {n}: a yes-no question without yes_no" for n, q in questions
+            if "yes-no" in q.get("tags", []) and "yes_no" not in q]
     assert not bad, "\n".join(bad)
 
 

@@ -136,13 +136,16 @@ def test_endpoint_failure_falls_back_to_the_offline_answerer_and_says_so(library
     assert (result.text, result.citations) == (offline.text, offline.citations)
 
 
-def test_streaming_yields_text_then_the_checked_answer(library):
-    engine = engine_with(library, f"{GOOD} [1].")
+def test_streaming_yields_only_checked_text_then_the_answer(library):
+    reply = f"{GOOD} [1]. Zebra migration peaks in spring, as everyone knows [1]. PWNED [99]."
+    engine = engine_with(library, reply)
     items = list(answer_stream(engine, QUESTION))
     deltas, final = items[:-1], items[-1]
-    assert len(deltas) > 3 and all(isinstance(d, str) for d in deltas)
-    assert "".join(deltas) == f"{GOOD} [1]."
+    assert deltas and all(isinstance(d, str) for d in deltas)
     assert isinstance(final, Answer) and final.citations[0].paper_id == "000-0001"
+    assert "".join(deltas) == final.text
+    streamed = "".join(deltas)
+    assert "PWNED" not in streamed and "[99]" not in streamed and "Zebra" not in streamed
 
 
 def test_abstract_text_reaches_the_model_only_inside_its_fence(tmp_path):
@@ -159,9 +162,8 @@ def test_abstract_text_reaches_the_model_only_inside_its_fence(tmp_path):
     system, user = model.prompts[-1][0]["content"], model.prompts[-1][1]["content"]
     assert "data, not instructions" in system and "PWNED" not in system
     fenced = re.findall(r"<abstract [^>]*>\n(.*?)\n</abstract>", user, re.S)
-    assert any("PWNED-7731" in block for block in fenced)
-    outside = re.sub(r"<abstract [^>]*>\n.*?\n</abstract>", "", user, flags=re.S)
-    assert "PWNED" not in outside and "unrestricted" not in outside
+    assert any("zebrafish sonar detectors" in block for block in fenced)
+    assert "PWNED" not in user and "unrestricted" not in user, "instruction-like text is removed"
     assert user.count("</abstract>") == user.count("<abstract ")
     assert "PWNED" not in result.text, "an uncited, unsupported obedient reply is not shown"
     lib.close()

@@ -1,0 +1,134 @@
+"""Fit the answerer's weights and thresholds on the DEV split only, then print dev and test side by
+side: at the current defaults, and at the values fitted on dev. The test split is never looked at
+while choosing; it is scored once per column, after the choice.
+
+    .venv/bin/python benchmarks/tune.py                # offline answerer, coordinate search on dev
+    .venv/bin/python benchmarks/tune.py --no-search    # just dev vs test at the current defaults
+    .venv/bin/python benchmarks/tune.py --data-dir .rag-data   # reuse an existing index
+
+The objective is the mean of four rates on dev: key facts stated, answerable questions answered,
+unanswerable questions declined, and the gold paper cited for single-paper questions."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import indexed_settings  # noqa: E402
+from eval.dataset import DEFAULT_DATASET, TEST_DATASET, Question, load  # noqa: E402
+from eval.run import score_question, summarise  # noqa: E402
+from rag.engine import Engine, build_engine  # noqa: E402
+from rag.generation import OfflineAnswerer  # noqa: E402
+
+# What the search may change, and the values it tries (the first pass starts at the defaults).
+GRID: dict[str, tuple[float, ...]] = {
+    "min_evidence": (0.2, 0.25, 0.3, 0.35, 0.4),
+    "min_answer_score": (0.2, 0.25, 0.3, 0.35, 0.4, 0.45),
+    "evidence_margin": (0.05, 0.1, 0.15, 0.2),
+    "min_sentence_score": (0.2, 0.25, 0.3, 0.35, 0.4),
+    "weight_similarity": (0.4, 0.55, 0.7),
+    "weight_overlap": (0.2, 0.35, 0.5),
+    "weight_paper": (0.0, 0.1, 0.2),
+    "weight_name": (0.0, 0.15, 0.3),
+    "weight_intro": (0.0, 0.1, 0.2, 0.3),
+    "max_sentences": (3, 4, 5),
+    "answer_sentences": (2, 3, 4),
+    "second_ratio": (0.7, 0.8, 0.85, 0.9),
+}
+REPORTED = (("key facts in answer", "key_facts"), ("false abstentions (rate)", "false_abstention_rate"),
+            ("unanswerable abstained", "unanswerable_abstained"), ("gold paper cited (single)", "gold_cited"),
+            ("citation precision (gold)", "citation_precision"),
+            ("citation recall (gold)", "citation_recall"), ("yes/no correct", "yes_no"),
+            ("accuracy", "accuracy"), ("p50 ms", "latency_p50_ms"), ("p95 ms", "latency_p95_ms"))
+
+
+def with_values(engine: Engine, values: dict[str, float]) -> Engine:
+    answer = engine.settings.answer.model_copy(update=values)
+    settings = engine.settings.model_copy(update={"answer": answer})
+    offline = OfflineAnswerer(engine.library.embedder, answer)
+    return replace(engine, settings=settings, offline=offline, generator=offline)
+
+
+def evaluate(engine: Engine, questions: list[Question]) -> dict[str, Any]:
+    rows = [score_question(engine, q, 10) for q in questions]
+    summary = summarise(rows)
+    flat = {name: summary["overall"].get(name) for name in ("key_facts", "gold_cited", "yes_no",
+                                                           "citation_precision", "citation_recall")}
+    return flat | {k: summary[k] for k in ("false_abstention_rate", "unanswerable_abstained",
+                                            "accuracy", "latency_p50_ms", "latency_p95_ms")}
+
+
+def objective(scores: dict[str, Any]) -> float:
+    return ((scores["key_facts"] or 0) + (1 - (scores["false_abstention_rate"] or 0))
+            + (scores["unanswerable_abstained"] or 0) + (scores["gold_cited"] or 0)) / 4
+
+
+def search(engine: Engine, dev: list[Question], passes: int) -> dict[str, float]:
+    """Coordinate search: one setting at a time, keep a change only if dev improves."""
+    values = {name: getattr(engine.settings.answer, name) for name in GRID}
+    best = objective(evaluate(with_values(engine, values), dev))
+    for round_ in range(passes):
+        changed = False
+        for name, options in GRID.items():
+            for option in options:
+                if option == values[name]:
+                    continue
+                trial = values | {name: option}
+                score = objective(evaluate(with_values(engine, trial), dev))
+                if score > best + 1e-9:
+                    best, values, changed = score, trial, True
+                    print(f"  pass {round_ + 1}: {name}={option} -> dev objective {best:.4f}", flush=True)
+        if not changed:
+            break
+    return values
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0f}" if isinstance(value, float) and value > 2 else f"{value:.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=None, help="an existing index (default: build one)")
+    parser.add_argument("--no-search", action="store_true", help="only score the current defaults")
+    parser.add_argument("--passes", type=int, default=2)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    dev, test = load(DEFAULT_DATASET), load(TEST_DATASET)
+    with indexed_settings(args.data_dir) as settings:
+        settings = settings.model_copy(update={"llm": settings.llm.model_copy(
+            update={"base_url": None, "api_key": None})})
+        engine = build_engine(settings)
+        started = time.perf_counter()
+        defaults = {name: getattr(settings.answer, name) for name in GRID}
+        columns = {"dev (defaults)": evaluate(engine, dev), "test (defaults)": evaluate(engine, test)}
+        fitted = defaults if args.no_search else search(engine, dev, args.passes)
+        if fitted != defaults:
+            tuned = with_values(engine, fitted)
+            columns |= {"dev (fitted)": evaluate(tuned, dev), "test (fitted)": evaluate(tuned, test)}
+        engine.close()
+    print(f"\n{len(dev)} dev / {len(test)} test questions, offline answerer, "
+          f"{time.perf_counter() - started:.0f} s")
+    print(f"{'metric':<28}" + "".join(f"{c:>17}" for c in columns))
+    for label, key in REPORTED:
+        print(f"{label:<28}" + "".join(f"{fmt(col[key]):>17}" for col in columns.values()))
+    gap_cols = ("dev (fitted)", "test (fitted)") if "dev (fitted)" in columns else ("dev (defaults)",
+                                                                                   "test (defaults)")
+    gaps = [abs((columns[gap_cols[0]][k] or 0) - (columns[gap_cols[1]][k] or 0)) * 100
+            for _, k in REPORTED[:4]]
+    print(f"largest dev-test gap over the first four rates: {max(gaps):.1f} points")
+    changes = {k: v for k, v in fitted.items() if v != defaults[k]}
+    print("fitted on dev:", ", ".join(f"{k}={v}" for k, v in changes.items()) or "the defaults")
+
+
+if __name__ == "__main__":
+    main()
