@@ -73,8 +73,8 @@ def holds(part: Part, sentence: str, terms: set[str]) -> bool:
     if part.kind != "number":
         return True
     spans = [m.group(0) for m in number_spans(sentence)]
-    if part.unit == "%":
-        spans = [s for s in spans if percent(s)]
+    if part.unit == "%":  # a share or a score: "41.5%", "3.2 points"
+        spans = [s for s in spans if percent(s) or re.search(r"points?$|pp$", s)]
     elif part.unit == "x":
         spans = [s for s in spans if times(s)] or (spans if re.search(r"faster|speed", sentence) else [])
     if part.counted:  # "how many GPUs": a number of GPUs, not "5.5B tokens"
@@ -93,7 +93,7 @@ def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
     for word in words:
         if stem(word) in counted or stem(word.rstrip("s")) in counted:
             return True
-        if word.lower() in ("of", "for", "to", "on", "in", "and", ",", ".", ";", "with", "from"):
+        if word.lower() in ("for", "to", "on", "in", "and", ",", ".", ";", "with", "from", "than"):
             return False
     return False
 

@@ -128,12 +128,13 @@ class OfflineAnswerer:
                 continue
             if any(c.text == best.text for c in chosen):
                 continue
+            intro = None
             if part.kind in ("how", "describe", "name") and len(reading.parts) == 1:
                 intro = self._introduction(cands, best)
                 if intro is not None:
                     chosen.append(DraftSentence(intro.text, (intro.paper.paper.id,), intro.score,
                                                 prefix=_bold(lead_span(part, intro, intent.question))))
-            lead = lead_span(part, best, intent.question) if not chosen else ""
+            lead = lead_span(part, best, intent.question) if intro is None else ""
             chosen.append(DraftSentence(best.text, (best.paper.paper.id,), best.score, prefix=_bold(lead)))
             if len(reading.parts) == 1 and part.kind in ("how", "describe", "yes_no"):
                 chosen += self._more(cands, best, chosen)

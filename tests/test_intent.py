@@ -1,0 +1,70 @@
+"""Questions are parsed once into an intent: its kind, its parts, the names it says, its focus.
+Examples are this file's own, not the eval questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.intent import parse_intent
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("How many GPUs was GlimmerNet trained on?", "number"),
+    ("By how much does TideRank improve recall?", "number"),
+    ("What percentage of fish calls does the detector find?", "number"),
+    ("What speed-up does Quokka give over Whisper?", "number"),
+    ("Does GlimmerNet require labelled data?", "yes_no"),
+    ("Is Quokka trained on unlabelled audio?", "yes_no"),
+    ("How does TideRank rank legal documents?", "how"),
+    ("Why does sparse attention save memory?", "how"),
+    ("Which papers compress the KV cache?", "list"),
+    ("List studies on low-resource speech recognition", "list"),
+    ("Which retrieval model is built for legal search?", "name"),
+    ("What is the name of the image editor based on diffusion?", "name"),
+    ("Compare GlimmerNet and TideRank.", "comparison"),
+    ("How do GlimmerNet and TideRank differ?", "comparison"),
+    ("What does GlimmerNet do?", "describe"),
+    ("Which papers did Ada Lovelace co-author?", "metadata"),
+])
+def test_the_kind_of_a_question(question, kind):
+    assert parse_intent(question).kind == kind
+
+
+def test_a_two_part_question_has_one_part_per_question_asked():
+    intent = parse_intent("Which retrieval model is built for legal search, and by how much does it "
+                          "improve recall?")
+    assert [p.kind for p in intent.parts] == ["name", "number"]
+    assert "legal" in intent.parts[0].focus and "recall" in intent.parts[1].focus
+
+
+def test_two_questions_in_one_message_are_two_parts():
+    intent = parse_intent("What does Quokka do? How many languages does it cover?")
+    assert [p.kind for p in intent.parts] == ["describe", "number"]
+    assert intent.parts[1].unit == "language"
+
+
+@pytest.mark.parametrize("question, unit, counted", [
+    ("How many GPUs was GlimmerNet trained on?", "gpus", {"gpus"}),
+    ("How many hours of audio were used?", "hour", {"hour"}),
+    ("How many galaxy images was it pretrained on?", "image", {"galaxy", "image"}),
+    ("What percentage of calls are found?", "%", set()),
+    ("What speed-up does it reach?", "x", set()),
+])
+def test_a_number_question_knows_its_unit(question, unit, counted):
+    part = parse_intent(question).parts[0]
+    assert (part.unit, set(part.counted)) == (unit, counted)
+
+
+def test_names_are_method_like_tokens_not_generic_acronyms():
+    intent = parse_intent("Does GlimmerNet-2 beat GPT-4o on LongDocs for LLM inference on GPUs?")
+    assert intent.names == ("GlimmerNet-2", "GPT-4o", "LongDocs")
+
+
+def test_focus_terms_leave_out_names_and_generic_words():
+    intent = parse_intent("How does TideRank improve the performance of legal search?")
+    assert intent.parts[0].focus == {"legal", "search"}
+
+
+def test_an_author_question_is_metadata_and_names_the_author():
+    intent = parse_intent("Show me papers by Grace Hopper")
+    assert intent.kind == "metadata" and intent.author == "Grace Hopper"
