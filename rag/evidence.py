@@ -68,13 +68,18 @@ def says(paper: ScoredPaper, name: str) -> bool:
     return len(pieces) > 1 and all(name_pattern(x).search(p.text) for x in pieces)
 
 
+def is_share(span: str) -> bool:
+    """A share or a score: "41.5%", "3.2 points", "4 pp"."""
+    return bool(percent(span) or re.search(r"points?$|pp$", span))
+
+
 def holds(part: Part, sentence: str, terms: set[str]) -> bool:
     """Does the sentence hold the kind of answer the part asks for?"""
     if part.kind != "number":
         return True
     spans = [m.group(0) for m in number_spans(sentence)]
-    if part.unit == "%":  # a share or a score: "41.5%", "3.2 points"
-        spans = [s for s in spans if percent(s) or re.search(r"points?$|pp$", s)]
+    if part.unit == "%":
+        spans = [s for s in spans if is_share(s)]
     elif part.unit == "x":
         spans = [s for s in spans if times(s)] or (spans if re.search(r"faster|speed", sentence) else [])
     if part.counted:  # "how many GPUs": a number of GPUs, not "5.5B tokens"

@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from .embedding import Embedder
-from .evidence import INTRO_SENTENCE, Reader, Reading, Sentence, name_pattern
+from .evidence import INTRO_SENTENCE, Reader, Reading, Sentence, is_share, name_pattern
 from .intent import Intent, Part, parse_intent
-from .lexicon import NEGATIONS, content_terms, number_spans, percent, rare_terms, stem, times
+from .lexicon import NEGATIONS, content_terms, number_spans, rare_terms, stem, times
 from .settings import AnswerSettings
 from .types import ScoredPaper
 
@@ -61,7 +61,7 @@ def lead_span(part: Part, sentence: Sentence, question: str) -> str:
     text = sentence.text
     if part.kind == "number":
         spans = [m for m in number_spans(text)
-                 if part.unit != "%" or percent(m.group(0))]
+                 if part.unit != "%" or is_share(m.group(0))]
         spans = [m for m in spans if part.unit != "x" or times(m.group(0))] or spans
         if not spans:
             return ""
