@@ -31,6 +31,7 @@ from rag.generation import OfflineAnswerer  # noqa: E402
 GRID: dict[str, tuple[float, ...]] = {
     "min_evidence": (0.2, 0.25, 0.3, 0.35, 0.4),
     "min_answer_score": (0.2, 0.25, 0.3, 0.35, 0.4, 0.45),
+    "min_topic_overlap": (0.0, 0.2, 0.25, 0.34, 0.4, 0.5),
     "evidence_margin": (0.05, 0.1, 0.15, 0.2),
     "min_sentence_score": (0.2, 0.25, 0.3, 0.35, 0.4),
     "weight_similarity": (0.4, 0.55, 0.7),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .embedding import Embedder
 from .injection import is_instruction
 from .intent import Intent, Part
-from .lexicon import content_terms, mentions, number_spans, percent, stem, times
+from .lexicon import GENERIC_TERMS, content_terms, mentions, number_spans, percent, stem, times
 from .settings import AnswerSettings
 from .text import split_sentences
 from .types import ScoredPaper
@@ -103,6 +103,14 @@ def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
     return False
 
 
+def _topic_share(intent: Intent, papers: Sequence[ScoredPaper]) -> float:
+    """The largest share of the question's focus terms that one read abstract says."""
+    focus = intent.focus - GENERIC_TERMS
+    if not focus or not papers:
+        return 1.0
+    return max(len(focus & content_terms(p.paper.text)) / len(focus) for p in papers)
+
+
 class Reader:
     def __init__(self, embedder: Embedder, settings: AnswerSettings) -> None:
         self.embedder, self.settings = embedder, settings
@@ -115,6 +123,8 @@ class Reader:
         if missing:
             return Reading((), tuple(usable), f"none of the indexed abstracts mentions {missing[0]}")
         papers = self._papers(intent, usable)
+        if not intent.names and _topic_share(intent, papers) < self.settings.min_topic_overlap:
+            return Reading((), tuple(papers), "the closest abstracts are about something else")
         scored = self._score(intent, papers)
         parts = tuple((part, tuple(sorted(cands, key=lambda s: (not s.holds, -s.score))))
                       for part, cands in zip(intent.parts, scored, strict=True))

@@ -53,12 +53,15 @@ class AnswerSettings(BaseModel):
 
     max_question_chars: int = Field(2000, ge=10)
     max_sentences: int = Field(4, ge=1, le=10)
-    answer_sentences: int = Field(3, ge=1, le=10, description="sentences for a one-paper answer")
-    second_ratio: float = Field(0.85, ge=0, le=1, description="a further sentence scores this "
+    answer_sentences: int = Field(4, ge=1, le=10, description="sentences for a one-paper answer")
+    second_ratio: float = Field(0.70, ge=0, le=1, description="a further sentence scores this "
                                 "share of the best one")
     min_evidence: float = Field(
         0.30, description="papers whose best chunk's cosine similarity is below this are not read"
     )
+    min_topic_overlap: float = Field(
+        0.0, ge=0, le=1, description="abstain when no read abstract says this share of the "
+        "question's focus terms")
     evidence_margin: float = Field(0.15, ge=0, description="read papers within this of the best")
     min_answer_score: float = Field(
         0.30, description="abstain when no sentence that holds the asked kind of answer scores this"
@@ -69,8 +72,8 @@ class AnswerSettings(BaseModel):
     weight_similarity: float = Field(0.55, ge=0, description="sentence-question cosine")
     weight_overlap: float = Field(0.35, ge=0, description="share of the question's focus terms said")
     weight_paper: float = Field(0.10, ge=0, description="the paper's retrieval similarity")
-    weight_name: float = Field(0.15, ge=0, description="per name from the question the sentence says")
-    weight_intro: float = Field(0.10, ge=0, description='"we propose ..." for what/which questions')
+    weight_name: float = Field(0.30, ge=0, description="per name from the question the sentence says")
+    weight_intro: float = Field(0.30, ge=0, description='"we propose ..." for what/which questions')
     strong_evidence: float = Field(
         0.55, description="an LLM that declines with evidence this strong is retried, then overruled"
     )

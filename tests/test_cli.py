@@ -13,13 +13,23 @@ import pytest
 from click.testing import CliRunner
 
 from rag.cli import cli
-from rag.settings import PROJECT_ROOT
 
-DATASET = PROJECT_ROOT / "eval" / "datasets" / "dev.jsonl"
-# The first eight questions of the bundled set: the offline answerer must get these right.
-SMOKE = {f"q{i:03d}" for i in range(1, 9)}
-QUESTIONS = [q for line in DATASET.read_text().splitlines() if line.strip()
-             if (q := json.loads(line))["id"] in SMOKE]
+# Questions of this test's own, written from bundled abstracts that no eval split uses: a
+# paraphrase, a "how" question, a name question, and two the collection cannot answer.
+QUESTIONS = [
+    {"id": "adapters", "type": "single", "gold_papers": ["004-0255"], "fact": "ELREA",
+     "question": "Which framework fine-tunes LLMs with an ensemble of low-rank expert adapters "
+                 "to cope with conflicting gradients from mixed data?"},
+    {"id": "causal-vqa", "type": "single", "gold_papers": ["004-0379"], "fact": "VQA-Causal",
+     "question": "What benchmarks check whether vision-language models really reason about cause "
+                 "and effect instead of taking recognition shortcuts?"},
+    {"id": "mae-distill", "type": "single", "gold_papers": ["004-0283"], "fact": "teacher",
+     "question": "How can knowledge be distilled from a masked autoencoder cheaply?"},
+    {"id": "toxic-data", "type": "single", "gold_papers": ["003-0171"], "fact": "voting",
+     "question": "How was the open-source toxic content detection dataset created?"},
+    {"id": "invented", "type": "unanswerable", "gold_papers": [], "fact": "",
+     "question": "What does QuarkFlux-9 compress in diffusion transformers?"},
+]
 
 
 def rag(settings_dir: Path, *args: str, **env: str):
@@ -41,13 +51,12 @@ def test_ask_json_cites_the_gold_papers_or_abstains(real_index, case):
     assert answer["abstained"] is False
     cited = {c["paper_id"] for c in answer["citations"]}
     assert cited & set(case["gold_papers"]), f"cited {cited}, gold {case['gold_papers']}"
+    assert case["fact"].lower() in answer["text"].lower()
     keys = [c["key"] for c in answer["citations"]]
     assert keys == list(range(1, len(keys) + 1))
     for c in answer["citations"]:
         assert f"[{c['key']}]" in answer["text"]
         assert c["passage"] in answer["text"]
-    for facts in case["key_facts"]:
-        assert any(f.lower() in answer["text"].lower() for f in facts), facts
     assert set(answer["timings"]) == {"retrieval_ms", "generation_ms", "total_ms"}
 
 

@@ -58,18 +58,21 @@ def test_ask_returns_the_answer_with_citations_and_a_conversation(client):
     assert set(body["timings"]) == {"retrieval_ms", "generation_ms", "total_ms"}
 
 
-def test_sse_stream_is_deltas_then_one_citations_event_then_done(library):
+def test_sse_stream_is_checked_sentences_then_one_citations_event_then_done(library):
     with client_for(library, FakeChatModel("SupReMix takes anchor-inclusive mixtures of the anchor "
-                                           "and a distinct negative sample as hard negative pairs [1].")) as c:
+                                           "and a distinct negative sample as hard negative pairs [1]. "
+                                           "It also uses anchor-exclusive mixtures as hard positives [1].")) as c:
         reply = c.post("/api/ask", json={"question": QUESTION, "stream": True})
     assert reply.headers["content-type"].startswith("text/event-stream")
     frames = events(reply.text)
     names = [name for name, _ in frames]
     assert names[-2:] == ["citations", "done"] and names.count("citations") == 1
-    assert set(names[:-2]) == {"delta"} and len(names) > 4
-    streamed = "".join(data["text"] for name, data in frames if name == "delta")
-    assert streamed.startswith("SupReMix takes anchor-inclusive")
+    deltas = [data["text"] for name, data in frames if name == "delta"]
+    assert set(names[:-2]) == {"delta"} and len(deltas) >= 2, "one delta per checked sentence"
+    assert all(d.rstrip().endswith("]") for d in deltas), deltas
+    assert deltas[0].startswith("SupReMix takes anchor-inclusive")
     final = frames[-2][1]
+    assert "".join(deltas) == final["text"], "what was streamed is exactly the checked answer"
     assert final["citations"][0]["paper_id"] == "000-0001" and final["generator"] == "llm:fake"
 
 
