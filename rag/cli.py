@@ -346,16 +346,23 @@ def feedback_export(settings: Settings, out: Path) -> None:
 
 
 @cli.command("local-llm")
+@click.option("--model", "name", type=click.Choice(["qwen", "smollm2"]), default="qwen",
+              show_default=True, help="qwen: Qwen2.5-Coder-1.5B-Instruct; smollm2: a 135M protocol test.")
 @click.option("--port", default=8080, show_default=True)
-def local_llm(port: int) -> None:
-    """Serve the bundled SmolLM2 model on 127.0.0.1 (OpenAI API) for `rag ask` to use."""
+@click.option("--threads", type=int, default=None, help="CPU threads (default: all cores).")
+@click.pass_obj
+def local_llm(settings: Settings, name: str, port: int, threads: int | None) -> None:
+    """Serve a local model (shipped by PyPI packages, never downloaded) on 127.0.0.1 with an
+    OpenAI-compatible API, for `rag ask` and the service to use."""
     import os
 
-    from .local_llm import server_command
+    from .local_llm import local_model, server_command
 
-    command = server_command(port=port)
+    click.echo("checking the model file (the first run assembles it, about a minute)…", err=True)
+    model = local_model(name, settings.data_dir / "models")
+    command = server_command(model, port=port, threads=threads)
     click.echo(f"in another shell: export RAG_LLM__BASE_URL=http://127.0.0.1:{port}/v1 "
-               "RAG_LLM__MODEL=smollm2", err=True)
+               f"RAG_LLM__MODEL={model.alias}", err=True)
     os.execv(command[0], command)
 
 

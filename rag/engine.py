@@ -170,11 +170,13 @@ def _generate_checked(engine: Engine, asked: str, standalone: str,
         return finish(offline, "offline", "offline")
     strong = reading.strength >= engine.settings.answer.strong_evidence
     try:
-        safe = [guarded(e) for e in evidence]
+        safe = [guarded(e) for e in reading.papers]  # the abstracts the reading chose, not all
         draft = engine.generator.generate(standalone, safe)
-        if (draft.declined or draft.abstained) and strong:
-            best = list(dict.fromkeys(c[0].paper.paper.id for _, c in reading.parts if c))
-            draft = engine.generator.generate(standalone, [e for e in safe if e.paper.id in best[:2]])
+        if draft.declined and strong:  # once more, on only the abstracts that hold the answer
+            best = list(dict.fromkeys(c[0].paper.paper.id for _, c in reading.parts if c))[:2]
+            fewer = [e for e in safe if e.paper.id in best]
+            if len(fewer) < len(safe):
+                draft = engine.generator.generate(standalone, fewer)
     except LLMError as exc:
         return finish(offline, f"offline (LLM unavailable: {exc})", "fallback", f"LLM unavailable: {exc}")
     result = finish(draft, engine.generator.name, "llm")
