@@ -53,7 +53,7 @@ REPORTED = (("key facts in answer", "key_facts"), ("false abstentions (rate)", "
 def with_values(engine: Engine, values: dict[str, float]) -> Engine:
     answer = engine.settings.answer.model_copy(update=values)
     settings = engine.settings.model_copy(update={"answer": answer})
-    offline = OfflineAnswerer(engine.library.embedder, answer)
+    offline = OfflineAnswerer(engine.library.embedder, answer, engine.offline.reader.chunks_saying)
     return replace(engine, settings=settings, offline=offline, generator=offline)
 
 

@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from .citations import attach_citations, keys_of, papers_by_id
 from .embedding import CachedEmbedder
@@ -17,6 +18,7 @@ from .errors import IndexNotFoundError, InputError, LLMError
 from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
 from .injection import scrub
 from .intent import parse_intent
+from .keyword import chunks_saying
 from .library import Library, method_index, open_library
 from .llm import ChatModel, build_chat_model
 from .llm_answer import LLMAnswerer
@@ -54,7 +56,8 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     if not isinstance(library.embedder, CachedEmbedder):
         library.embedder = CachedEmbedder(library.embedder)
     scorer = EmbeddingOverlapScorer(library)
-    offline = OfflineAnswerer(library.embedder, settings.answer)
+    offline = OfflineAnswerer(library.embedder, settings.answer,
+                              partial(chunks_saying, library.catalog))
     model = chat_model or build_chat_model(settings.llm)
     engine = Engine(settings, library, offline, offline, scorer, methods=method_index(library))
     if model is not None:

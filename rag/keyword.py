@@ -30,3 +30,11 @@ def keyword_search(catalog: Catalog, query: str, limit: int,
     return [ScoredChunk(Chunk(id=cid, paper_id=pid, index=int(cid.rsplit("#", 1)[-1]), text=text,
                               text_hash=""), score)
             for cid, pid, text, score in rows]
+
+
+def chunks_saying(catalog: Catalog, term: str, limit: int = 8) -> int:
+    """How many indexed chunks (counted up to ``limit``) contain the word or phrase."""
+    words = _WORD.findall(term)
+    if not words:
+        return 0
+    return len(catalog.keyword_search('"' + " ".join(w.lower() for w in words) + '"', limit))

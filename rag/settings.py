@@ -62,6 +62,16 @@ class AnswerSettings(BaseModel):
     min_topic_overlap: float = Field(
         0.0, ge=0, le=1, description="abstain when no read abstract says this share of the "
         "question's focus terms")
+    unknown_term_overlap: float = Field(
+        0.5, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
+        "declined unless a read abstract says this share of its focus terms")
+    rare_name_chunks: int = Field(
+        3, ge=0, le=50, description="a capitalised word in at most this many chunks counts as a name")
+    yes_no_coverage: float = Field(
+        0.5, ge=0, le=1, description="a sentence must say this share of a yes/no question's focus "
+        "terms to answer it yes or no")
+    yes_no_window: int = Field(5, ge=1, le=12, description="words before a term in which a "
+                               "negation (not, without, -free, fixed, ...) denies it")
     evidence_margin: float = Field(0.15, ge=0, description="read papers within this of the best")
     min_answer_score: float = Field(
         0.30, description="abstain when no sentence that holds the asked kind of answer scores this"
