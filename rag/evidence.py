@@ -31,6 +31,10 @@ from .settings import AnswerSettings
 from .text import split_sentences
 from .types import ScoredPaper
 
+# How a method works is said with "by", "through", "via", "based on", "instead of", "specifically".
+MECHANISM = re.compile(r"\b(?:by|through|via|using|based\s+on|relies\s+on|leverag\w*|employ\w*|"
+                       r"consists?\s+of|instead\s+of|rather\s+than|specifically|concretely|"
+                       r"in\s+particular)\b", re.IGNORECASE)
 INTRO_SENTENCE = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
 
 
@@ -94,6 +98,8 @@ def holds(part: Part, sentence: str, terms: set[str], paper: ScoredPaper | None 
         method = (paper.paper.method or "") if paper else ""
         found = names(sentence) + ([method] if method and mentions(sentence, method) else [])
         return any(n.lower() not in said for n in found)
+    if part.kind == "comparison" and part.unit == "figure":
+        return bool(number_spans(sentence))
     if part.kind != "number":
         return True
     spans = [m.group(0) for m in number_spans(sentence)]
@@ -178,6 +184,9 @@ class Reader:
     def _papers(self, intent: Intent, usable: list[ScoredPaper]) -> list[ScoredPaper]:
         said = {e.paper.id: sum(says(e, n) for n in intent.names) for e in usable}
         named = [e for e in usable if said[e.paper.id]]
+        if named and intent.kind == "comparison":  # each side; an unnamed side by similarity
+            others = [e for e in usable if not said[e.paper.id]]
+            return named[:4] + others[: max(0, 2 - len(named))]
         if named and not intent.multi_paper:  # the papers that say the most of the names
             most = max(said.values())
             return [e for e in named if said[e.paper.id] == most][:3]
@@ -213,8 +222,10 @@ class Reader:
         own = (paper.paper.method or "").lower()
         bonus += self.settings.weight_name * sum(
             1 for n in intent.names if n.lower() != own and name_pattern(n).search(text))
-        if part.kind in ("describe", "name", "list", "comparison") and INTRO_SENTENCE.search(text):
+        if part.kind in ("describe", "name", "list") and INTRO_SENTENCE.search(text):
             bonus += self.settings.weight_intro
+        if part.kind in ("how", "comparison") and MECHANISM.search(text):
+            bonus += self.settings.weight_mechanism
         return min(bonus, 0.4)
 
     @staticmethod

@@ -122,7 +122,11 @@ class OfflineAnswerer:
         reading = reading or self.reader.read(intent, evidence)
         if not reading.answerable:
             return Draft((), abstained=True, reason=reading.reason)
-        if intent.multi_paper and intent.kind in ("list", "comparison", "describe", "how", "name"):
+        if intent.kind == "comparison":
+            compared = self._compare(intent, reading)
+            if compared:
+                return Draft(tuple(compared))
+        if intent.multi_paper and intent.kind in ("list", "describe", "how", "name"):
             listed = self._one_per_paper(intent, reading)
             if listed:
                 return Draft(tuple(listed))
@@ -208,6 +212,25 @@ class OfflineAnswerer:
         ranked = sorted(best.values(), key=lambda c: -c.score)[: self.settings.max_sentences]
         return [DraftSentence(c.text, (c.paper.paper.id,), c.score, prefix=f"- {c.paper.paper.label}: ")
                 for c in ranked]
+
+
+    def _compare(self, intent: Intent, reading: Reading) -> list[DraftSentence]:
+        """Each side of a comparison from its own paper: the sentences that best answer the
+        comparison there (one holding a figure first, when the question asks which is bigger,
+        faster, ...), as many per side as the answer has room for."""
+        part, cands = next(((p, c) for p, c in reading.parts if p.kind == "comparison"), reading.parts[0])
+        sides = list(dict.fromkeys(c.paper.paper.id for c in cands))[:3]
+        if len(sides) < 2:
+            return []
+        room = max(1, self.settings.max_sentences // len(sides))
+        out: list[DraftSentence] = []
+        for pid in sides:
+            own = [c for c in cands if c.paper.paper.id == pid and c.score >= self.settings.min_sentence_score]
+            own.sort(key=lambda c: (not c.holds, -c.score))
+            for c in own[:room]:
+                prefix = f"- {c.paper.paper.label}: " if c is own[0] else ""
+                out.append(DraftSentence(c.text, (pid,), c.score, prefix=prefix))
+        return out
 
 
 _OWN_WORK = re.compile(r"^(?:\W*)(?:we|our|this|it|the\s+(?:proposed|resulting))\b|\b(?:we|our)\b",

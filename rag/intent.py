@@ -36,7 +36,10 @@ _YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|wil
                      r"must)\b", re.IGNORECASE)
 # "Is there a method that ...?" asks for the method, not for a yes or a no.
 _EXISTS = re.compile(r"^\s*(?:is|are)\s+there\b|^\s*(?:do|does)\s+(?:any|some)\b", re.IGNORECASE)
-_COMPARISON = re.compile(r"\b(?:compare[sd]?|comparison|differ(?:s|ence|ences)?|versus|vs\.?|"
+_COMPARATIVE = re.compile(r"\b(?:bigger|larger|smaller|faster|slower|higher|lower|better|worse|"
+                          r"cheaper|stronger|weaker|longer|shorter|more|less|fewer)\b", re.IGNORECASE)
+_COMPARISON = re.compile(r"\b(?:each|compare[sd]?|comparison|differ(?:s|ence|ences)?|versus|vs\.?|"
+                         r"which\s+(?:one|of\s+the\s+two)|"
                          r"contrast)\b|\bboth\b.+\band\b", re.IGNORECASE)
 _HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
                   r"\bwhat\s+(?:mechanism|technique|strategy|idea)\b|\bhow\s+(?:does|do|is|are|can)\b",
@@ -126,7 +129,11 @@ def part_kind(text: str, whole: str) -> Kind:
         return "yes_no"
     if _NUMBER_Q.search(text):
         return "number"
-    if _COMPARISON.search(text) and len(names(whole)) >= 2:
+    named = len(names(whole))
+    if named >= 2 and (re.search(r"\beach\b", text) or (
+            re.search(r"\bor\b", text) and _COMPARATIVE.search(text))):
+        return "comparison"
+    if _COMPARISON.search(text) and not re.search(r"\beach\b", _COMPARISON.search(text)[0]) and named:
         return "comparison"
     if _HOW.search(text):
         return "how"
@@ -145,6 +152,8 @@ def split_parts(question: str) -> list[str]:
 def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
     kind = part_kind(text, question)
     focus = frozenset(focus_terms(text) - {n.lower() for n in said})
+    if kind == "comparison" and _COMPARATIVE.search(text):  # "which is bigger": each side's figure
+        return Part(text, kind, focus, "figure")
     if kind != "number":
         return Part(text, kind, focus)
     return Part(text, kind, focus, _unit(text), frozenset(_counted(text)))

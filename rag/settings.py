@@ -84,6 +84,8 @@ class AnswerSettings(BaseModel):
     weight_paper: float = Field(0.10, ge=0, description="the paper's retrieval similarity")
     weight_name: float = Field(0.30, ge=0, description="per name from the question the sentence says")
     weight_intro: float = Field(0.30, ge=0, description='"we propose ..." for what/which questions')
+    weight_mechanism: float = Field(0.1, ge=0, description='"by", "via", "based on" ... for how '
+                                    "and comparison questions")
     strong_evidence: float = Field(
         0.55, description="an LLM that declines with evidence this strong is retried, then overruled"
     )
