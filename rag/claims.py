@@ -28,6 +28,8 @@ NUMBER_WORDS = {
     "hundred": 100, "thousand": 1000, "twice": 2, "double": 2, "doubles": 2, "doubling": 2,
     "triple": 3, "half": 0.5, "dozen": 12,
 }
+# How a source may say "two" without the word: a claim's "two sentences" for its "sentence pair".
+SOURCE_TWOS = frozenset("pair pairs both dual twin twofold".split())
 SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9,
           "t": 1e12, "trillion": 1e12}
 # A figure written with digits, not glued to a name ("ResNet34", "GPT-4", "CIFAR-100" are names).
@@ -45,6 +47,8 @@ def number_values(text: str) -> set[float]:
         if m.group(2):
             values.add(raw * SCALES[m.group(2).lower()])
     words = [w.lower() for w in _WORD.findall(text)]
+    if SOURCE_TWOS & set(words):
+        values.add(2.0)
     for i, word in enumerate(words):
         word = word.removesuffix("fold")
         if word in NUMBER_WORDS:
@@ -135,38 +139,59 @@ NEGATION_CUES = frozenset("""not no never none nothing nowhere neither nor witho
 can't don't doesn't didn't isn't aren't wasn't weren't won't wouldn't couldn't shouldn't fail fails
 failed failing unable lack lacks lacking rarely seldom hardly barely""".split())
 _SCOPE_END = frozenset("but while whereas although though however yet and".split())
-_SCOPE = 4  # a cue negates the content words up to this many words after it
+SCOPE_WORDS = 2  # a cue negates this many content words after it
 _WORDS = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*|[,;:.()]")
 
 
 def negated_terms(text: str) -> set[str]:
-    """Stemmed content words that a negation governs: within a few words after a cue and before
-    the next comma or contrasting conjunction; and the stem of an "X-free" compound."""
-    out: set[str] = set()
+    """Stemmed content words that a negation governs: the first few content words after a cue,
+    before the next comma or contrasting conjunction; and the stem of an "X-free" compound."""
+    return _scoped(text)[1]
+
+
+def _scoped(sentence: str) -> tuple[set[str], set[str]]:
+    """(content words said outside any negation's scope, content words inside one)."""
+    plain: set[str] = set()
+    negated: set[str] = set()
     left = 0
-    for word in _WORDS.findall(text):
+    for word in _WORDS.findall(sentence):
         low = word.lower()
         if low in NEGATION_CUES or low.endswith("n't"):
-            left = _SCOPE
+            left = SCOPE_WORDS
             continue
         if low in ",;:.()" or low in _SCOPE_END:
             left = 0
             continue
+        terms = content_terms(low.removesuffix("-free"))
         if low.endswith("-free"):
-            out |= content_terms(low.removesuffix("-free"))
-        if left:
-            out |= content_terms(low)
+            negated |= terms
+        elif left and terms:
+            negated |= terms
             left -= 1
-    return out
+        else:
+            plain |= terms
+    return plain, negated
 
 
-def polarity_mismatch(claim: str, aligned: str) -> bool:
-    """The claim and the source sentence it aligns with disagree on whether the words they share
-    are negated ("does not improve" against "improves", "requires" against "does not require")."""
-    shared = content_terms(claim) & content_terms(aligned)
-    if not shared:
-        return False
-    return bool(negated_terms(claim) & shared) != bool(negated_terms(aligned) & shared)
+def _polarities(text: str) -> tuple[set[str], set[str]]:
+    """(content words the text ever says un-negated, content words it ever says negated)."""
+    plain: set[str] = set()
+    negated: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        p, n = _scoped(sentence)
+        plain |= p
+        negated |= n
+    return plain, negated
+
+
+def polarity_mismatch(claim: str, source: str) -> bool:
+    """The claim negates what the source only asserts ("does not improve" against "improves"), or
+    asserts what the source only negates ("requires" against "does not require")."""
+    c_plain, c_neg = _polarities(claim)
+    s_plain, s_neg = _polarities(source)
+    denied = (c_neg & s_plain) - s_neg  # the claim denies what the source only asserts
+    asserted = (c_plain & s_neg) - s_plain  # the claim asserts what the source only denies
+    return bool(denied or asserted)
 
 
 # -- overreach -----------------------------------------------------------------------------------
@@ -182,10 +207,14 @@ OVERREACH_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g 
 ))
 
 
+# "each" only distributes over things the sentence names; it counts as said for "every".
+_NOT_CUES = frozenset({"each"})
+
+
 def overreach_cues(claim: str, source: str) -> list[str]:
-    """Universal or absolute words in the claim whose group the source never uses."""
+    """Universal or absolute words in the claim whose group the source does not use."""
     said = {w.lower() for w in _WORD.findall(source)}
-    words = [w.lower() for w in _WORD.findall(claim)]
+    words = [w.lower() for w in _WORD.findall(claim) if w.lower() not in _NOT_CUES]
     return [w for w in dict.fromkeys(words)
             for group in OVERREACH_GROUPS if w in group and not group & said]
 

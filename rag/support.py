@@ -82,7 +82,7 @@ class AlignedSupportScorer:
         w = self.weights
         verdict = Verdict(0.0, round(similarity, 4), round(coverage, 4), aligned,
                           tuple(missing_numbers(sentence, source)), tuple(missing_names(sentence, source)),
-                          polarity_mismatch(sentence, aligned), tuple(overreach_cues(sentence, source)))
+                          polarity_mismatch(sentence, source), tuple(overreach_cues(sentence, aligned)))
         score = w.similarity * similarity + (1 - w.similarity) * coverage
         for flagged, factor in ((verdict.numbers, w.number), (verdict.names, w.name),
                                 (verdict.negation, w.negation), (verdict.overreach, w.overreach)):
