@@ -36,13 +36,14 @@ class SupportScorer(Protocol):
 
 @dataclass(frozen=True)
 class SupportWeights:
-    """How the aligned checker combines its parts (chosen on the dev split)."""
+    """How the aligned checker combines its parts. Chosen on the dev split by
+    ``benchmarks/support_checker.py --fit`` (best balanced accuracy, then AUC)."""
 
-    similarity: float = 0.5  # share of the base score from embedding similarity; the rest is words
-    number: float = 0.5  # factor applied when the sentence gives a figure the abstracts do not
-    name: float = 0.5  # ... says a name they do not
-    negation: float = 0.5  # ... negates what the aligned sentence asserts, or the reverse
-    overreach: float = 0.5  # ... uses universal or absolute wording they do not
+    similarity: float = 0.7  # share of the base score from embedding similarity; the rest is words
+    number: float = 0.3  # factor applied when the sentence gives a figure the abstracts do not
+    name: float = 0.3  # ... says a name they do not
+    negation: float = 0.5  # ... negates what the abstracts assert, or asserts what they negate
+    overreach: float = 0.3  # ... uses universal or absolute wording the aligned sentence does not
 
 
 @dataclass(frozen=True)
@@ -69,30 +70,32 @@ class AlignedSupportScorer:
 
     def verdict(self, sentence: str, papers: Sequence[Paper]) -> Verdict:
         papers = [p for p in papers if p.has_abstract]
-        if not papers:
+        sentences = [s for p in papers for s in split_sentences(p.text)]
+        if not sentences:
             return Verdict(0.0)
         source = " ".join(p.text for p in papers)
-        sentences = [s for p in papers for s in split_sentences(p.text)]
         vectors = self.lib.embedder.embed([sentence, *sentences])
         sims = vectors[1:] @ vectors[0]
         aligned = sentences[best_aligned(sentence, sentences, sims)]
-        similarity = max(0.0, float(sims.max()))
         terms = content_terms(sentence)
-        coverage = len(terms & content_terms(source)) / max(4, len(terms))
-        w = self.weights
-        verdict = Verdict(0.0, round(similarity, 4), round(coverage, 4), aligned,
-                          tuple(missing_numbers(sentence, source)), tuple(missing_names(sentence, source)),
-                          polarity_mismatch(sentence, source), tuple(overreach_cues(sentence, aligned)))
-        score = w.similarity * similarity + (1 - w.similarity) * coverage
-        for flagged, factor in ((verdict.numbers, w.number), (verdict.names, w.name),
-                                (verdict.negation, w.negation), (verdict.overreach, w.overreach)):
-            if flagged:
-                score *= factor
-        return _with_score(verdict, score)
+        verdict = Verdict(
+            0.0, round(max(0.0, float(sims.max())), 4),
+            round(len(terms & content_terms(source)) / max(4, len(terms)), 4), aligned,
+            tuple(missing_numbers(sentence, source)), tuple(missing_names(sentence, source)),
+            polarity_mismatch(sentence, source), tuple(overreach_cues(sentence, aligned)))
+        return replace(verdict, score=combine(verdict, self.weights))
 
 
-def _with_score(verdict: Verdict, score: float) -> Verdict:
-    return replace(verdict, score=round(float(np.clip(score, 0.0, 1.0)), 4))
+def combine(verdict: Verdict, weights: SupportWeights) -> float:
+    """The score from a verdict's parts: similarity and word coverage, lowered once for each
+    kind of mismatch found."""
+    w = weights
+    score = w.similarity * verdict.similarity + (1 - w.similarity) * verdict.coverage
+    for flagged, factor in ((verdict.numbers, w.number), (verdict.names, w.name),
+                            (verdict.negation, w.negation), (verdict.overreach, w.overreach)):
+        if flagged:
+            score *= factor
+    return round(float(np.clip(score, 0.0, 1.0)), 4)
 
 
 # The name the engine builds its checker by.
