@@ -34,12 +34,23 @@ SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billio
           "t": 1e12, "trillion": 1e12}
 # A figure written with digits, not glued to a name ("ResNet34", "GPT-4", "CIFAR-100" are names).
 _DIGITS = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
-                     r"(?:\s?(k|K|M|B|T|thousand|million|billion|trillion)\b)?")
+                     r"(?:\s?(k|K|M|B|T|thousand|million|billion|trillion)\b)?(?:\s?%)?")
 _WORD = re.compile(r"[A-Za-z]+")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9}
+_COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(_UNITS)})\b", re.IGNORECASE)
+
+
+def _spelled_compounds(text: str) -> str:
+    """"thirty-five" -> "35", so that it is read as one figure."""
+    return _COMPOUND.sub(lambda m: str(_TENS[m[1].lower()] + _UNITS[m[2].lower()]), text)
 
 
 def number_values(text: str) -> set[float]:
     """Every figure a text states, as values: digits with their scale, and number words."""
+    text = _spelled_compounds(text)
     values: set[float] = set()
     for m in _DIGITS.finditer(text):
         raw = float(m.group(1).replace(",", ""))
@@ -61,6 +72,7 @@ def number_values(text: str) -> set[float]:
 
 def claimed_numbers(text: str) -> list[tuple[str, set[float]]]:
     """The figures a claim states, each with the values it may stand for."""
+    text = _spelled_compounds(text)
     out = []
     for m in _DIGITS.finditer(text):
         raw = float(m.group(1).replace(",", ""))
@@ -139,7 +151,7 @@ NEGATION_CUES = frozenset("""not no never none nothing nowhere neither nor witho
 can't don't doesn't didn't isn't aren't wasn't weren't won't wouldn't couldn't shouldn't fail fails
 failed failing unable lack lacks lacking rarely seldom hardly barely""".split())
 _SCOPE_END = frozenset("but while whereas although though however yet and".split())
-SCOPE_WORDS = 2  # a cue negates this many content words after it
+SCOPE_WORDS = 5  # a cue negates up to this many content words after it, within its clause
 _WORDS = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*|[,;:.()]")
 
 
