@@ -90,7 +90,10 @@ class AnswerSettings(BaseModel):
         0.55, description="an LLM that declines with evidence this strong is retried, then overruled"
     )
     support_threshold: float = Field(
-        0.5, description="a sentence whose cited passages score below this is unsupported"
+        0.54, description="a sentence whose cited abstracts score below this (rag.support's aligned "
+        "checker: similarity to the best-matching abstract sentence and word coverage, lowered for a "
+        "figure or name the abstracts lack, contradicted negation, or absolute wording) is "
+        "unsupported; chosen on the dev split of eval/datasets/support_pairs.jsonl"
     )
     keep_unsupported: bool = Field(False, description="show unsupported sentences, marked")
 
