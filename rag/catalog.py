@@ -133,6 +133,9 @@ class Catalog:
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM papers").fetchone()[0])
 
+    def empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM papers LIMIT 1").fetchone() is None
+
     def chunk_count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 

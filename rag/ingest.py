@@ -66,10 +66,15 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
     holds an exclusive lock; the HTTP service (any number of workers) only reads."""
     data_dir.mkdir(parents=True, exist_ok=True)
     with (data_dir / "writer.lock").open("w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it to finish.") from None
+        for attempt in range(20):  # a reader testing the lock (/readyz) holds it for microseconds
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == 19:
+                    raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it "
+                                     "to finish.") from None
+                time.sleep(0.025)
         try:
             yield
         finally:
