@@ -6,6 +6,7 @@ answering a question never does."""
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -52,9 +53,12 @@ def open_library(settings: Settings, *, embedder: Embedder | None = None,
     the embedded vector store is read as it is on disk now (reopening after an ingest)."""
     check_data_dir(settings)
     stamp = stamp or read_stamp(settings)
-    embedder = embedder or build_embedder(settings.embedding)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # load the model while the store opens
+        loading = pool.submit(build_embedder, settings.embedding) if embedder is None else None
+        client = chroma_client(settings, fresh=fresh) if vectors is None else None
+        embedder = embedder or loading.result()  # type: ignore[union-attr]
     if vectors is None:
-        vectors = ChromaIndex(chroma_client(settings, fresh=fresh), stamp.collection, embedder.name,
+        vectors = ChromaIndex(client, stamp.collection, embedder.name,
                               chunker_signature(settings.chunking))
     catalog = Catalog(settings.data_dir / stamp.catalog, pinned=pinned)
     return Library(settings, catalog, vectors, embedder, stamp)
