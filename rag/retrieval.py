@@ -82,8 +82,10 @@ def vector_filter(catalog: Catalog, filters: Filters) -> VectorFilter | None:
     if ids is not None and len(ids) > MAX_LIST:
         ids, exact = None, False
     share = 1.0
-    if not exact:
+    if not exact or (ids is None and venues is None and sources is None):
         share = max(catalog.count_matching(filters) / max(1, catalog.count()), 1e-4)
+    if share >= 0.5:  # a wide filter: an unfiltered search, checked afterwards, is faster
+        return VectorFilter(exact=False, share=share)
     return VectorFilter(filters.year_from, filters.year_to, venues, sources, ids, exact, share)
 
 
