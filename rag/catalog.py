@@ -196,6 +196,17 @@ class Catalog:
             sql += f" LIMIT {int(limit)}"
         return [r[0] for r in self.db.execute(sql, params)]
 
+    def page(self, filters: Filters, text: str, offset: int, limit: int) -> tuple[int, list[Paper]]:
+        """(total, one page of papers) passing the filters whose record contains ``text``."""
+        where, params = paper_condition(filters)
+        if text:
+            where += " AND instr(lower(p.record), ?) > 0"
+            params = [*params, text.lower()]
+        total = int(self.db.execute(f"SELECT count(*) FROM papers p WHERE {where}", params).fetchone()[0])
+        rows = self.db.execute(f"SELECT p.id, p.record FROM papers p WHERE {where} ORDER BY p.id "
+                               "LIMIT ? OFFSET ?", [*params, limit, offset]).fetchall()
+        return total, [_load(record, self._aliases_of(pid)) for pid, record in rows]
+
     def count_matching(self, filters: Filters) -> int:
         where, params = paper_condition(filters)
         return int(self.db.execute(f"SELECT count(*) FROM papers p WHERE {where}", params).fetchone()[0])
