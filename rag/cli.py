@@ -62,21 +62,26 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--rebuild", is_flag=True, help="Drop the index and build it again.")
+@click.option("--rebuild", is_flag=True,
+              help="Build the whole index again beside the live one, then swap it in.")
 @click.pass_obj
 def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
     """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
     from .ingest import ingest as run_ingest
+    from .ingest import rebuild as run_rebuild
     from .library import open_library
     from .progress import ingest_progress
 
-    lib = open_library(settings, rebuild=rebuild)
-    try:
-        with ingest_progress() as progress, stop_on_first_interrupt() as stop_requested:
-            report = run_ingest(lib, list(paths) or [settings.corpus_dir], progress,
-                                should_stop=stop_requested)
-    finally:
-        lib.close()
+    sources = list(paths) or [settings.corpus_dir]
+    with ingest_progress() as progress, stop_on_first_interrupt() as stop_requested:
+        if rebuild:
+            report = run_rebuild(settings, sources, progress, should_stop=stop_requested)
+        else:
+            lib = open_library(settings)
+            try:
+                report = run_ingest(lib, sources, progress, should_stop=stop_requested)
+            finally:
+                lib.close()
     for problem in report.problems:
         click.echo(f"skipped {problem}", err=True)
     click.echo(
@@ -84,8 +89,14 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
         f"without abstract): {report.indexed} indexed, {report.unchanged} unchanged, "
         f"{report.duplicates_merged} duplicates merged, {report.removed} removed, "
         f"{len(report.problems)} rows skipped; {report.chunks_embedded} chunks embedded, "
-        f"{report.chunks_reused} reused; {report.seconds:.1f} s"
+        f"{report.chunks_reused} reused; {report.seconds:.1f} s; index generation {report.generation}"
     )
+    if report.repaired:
+        click.echo(f"repaired: {report.repaired} papers had lost their vectors and were indexed again.",
+                   err=True)
+    if report.unrepaired:
+        click.echo(f"warning: {report.unrepaired} papers still have no vectors: their files were not "
+                   "read in this run. Ingest those files too, or run `rag ingest --rebuild`.", err=True)
 
 
 def filter_options(command):  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -42,7 +42,7 @@ class Engine:
     scorer: SupportScorer
     rewriter: QueryRewriter = field(default_factory=RuleRewriter)
     reranker: Reranker = field(default_factory=NoReranker)
-    methods: dict[str, list[str]] = field(default_factory=dict)
+    methods: Mapping[str, list[str]] = field(default_factory=dict)
 
     def close(self) -> None:
         self.library.close()

@@ -4,9 +4,8 @@ stemming), stored in the paper catalogue and updated with it by ingest."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-
 from .catalog import Catalog
+from .filters import Filters
 from .text import STOPWORDS
 from .types import Chunk, ScoredChunk
 
@@ -22,11 +21,11 @@ def match_expression(query: str) -> str:
 
 
 def keyword_search(catalog: Catalog, query: str, limit: int,
-                   paper_ids: Sequence[str] | None = None) -> list[ScoredChunk]:
+                   filters: Filters | None = None) -> list[ScoredChunk]:
     expression = match_expression(query)
-    if not expression or (paper_ids is not None and not paper_ids):
+    if not expression:
         return []
-    rows = catalog.keyword_search(expression, limit, paper_ids)
+    rows = catalog.keyword_search(expression, limit, filters)
     return [ScoredChunk(Chunk(id=cid, paper_id=pid, index=int(cid.rsplit("#", 1)[-1]), text=text,
                               text_hash=""), score)
             for cid, pid, text, score in rows]

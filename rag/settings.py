@@ -117,6 +117,21 @@ class LLMSettings(BaseModel):
         return bool(self.base_url or self.api_key)
 
 
+class StoreSettings(BaseModel):
+    """Where the vectors live: Chroma embedded in the process (files in the data directory; one
+    writer process at a time) or a Chroma server (``chroma run``) that many processes and
+    machines share."""
+
+    mode: Literal["embedded", "server"] = "embedded"
+    host: str = "127.0.0.1"
+    port: int = Field(8001, ge=1, le=65535)
+    ssl: bool = Field(False, description="https to the Chroma server")
+    token: SecretStr | None = Field(None, description="sent as Authorization: Bearer (a proxy's or Chroma's auth)")
+    tenant: str = "default_tenant"
+    database: str = "default_database"
+    reload_seconds: float = Field(1.0, ge=0, description="how often a running service looks for a new index generation")
+
+
 class ServiceSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
@@ -212,6 +227,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(PROJECT_ROOT / ".rag-data", description="index and paper catalogue")
     corpus_dir: Path = Field(BUNDLED_CORPUS, description="what `rag ingest` reads by default")
     collection: str = "abstracts"
+    store: StoreSettings = StoreSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()

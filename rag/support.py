@@ -111,8 +111,8 @@ class PlainOverlapScorer:
         self.lib = lib
 
     def _similarity(self, sentence: str, papers: Sequence[Paper]) -> float:
-        chunks = [c for p in papers for c in self.lib.chunker.chunks(p)]
-        stored = self.lib.vectors.vectors_for([c.text_hash for c in chunks])
+        chunks = self.lib.catalog.chunks_of(p.id for p in papers)
+        stored = self.lib.vectors.vectors_by_id([c.id for c in chunks])
         if not stored:
             return 0.0
         vector = self.lib.embedder.embed([sentence])[0]
