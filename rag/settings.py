@@ -54,34 +54,34 @@ class AnswerSettings(BaseModel):
     max_question_chars: int = Field(2000, ge=10)
     max_sentences: int = Field(4, ge=1, le=10)
     answer_sentences: int = Field(4, ge=1, le=10, description="sentences for a one-paper answer")
-    second_ratio: float = Field(0.70, ge=0, le=1, description="a further sentence scores this "
+    second_ratio: float = Field(0.6, ge=0, le=1, description="a further sentence scores this "
                                 "share of the best one")
     min_evidence: float = Field(
         0.30, description="papers whose best chunk's cosine similarity is below this are not read"
     )
     min_topic_overlap: float = Field(
-        0.0, ge=0, le=1, description="abstain when no read abstract says this share of the "
+        0.25, ge=0, le=1, description="abstain when no read abstract says this share of the "
         "question's focus terms")
     unknown_term_overlap: float = Field(
-        0.5, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
+        0.0, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
         "declined unless a read abstract says this share of its focus terms")
     rare_name_chunks: int = Field(
         3, ge=0, le=50, description="a capitalised word in at most this many chunks counts as a name")
     yes_no_coverage: float = Field(
-        0.5, ge=0, le=1, description="a sentence must say this share of a yes/no question's focus "
+        0.15, ge=0, le=1, description="a sentence must say this share of a yes/no question's focus "
         "terms to answer it yes or no")
     yes_no_window: int = Field(5, ge=1, le=12, description="words before a term in which a "
                                "negation (not, without, -free, fixed, ...) denies it")
-    evidence_margin: float = Field(0.15, ge=0, description="read papers within this of the best")
+    evidence_margin: float = Field(0.1, ge=0, description="read papers within this of the best")
     min_answer_score: float = Field(
-        0.30, description="abstain when no sentence that holds the asked kind of answer scores this"
+        0.35, description="abstain when no sentence that holds the asked kind of answer scores this"
     )
     min_sentence_score: float = Field(
-        0.30, description="a paper's best sentence must score this to be listed"
+        0.2, description="a paper's best sentence must score this to be listed"
     )
     weight_similarity: float = Field(0.55, ge=0, description="sentence-question cosine")
     weight_overlap: float = Field(0.35, ge=0, description="share of the question's focus terms said")
-    weight_paper: float = Field(0.10, ge=0, description="the paper's retrieval similarity")
+    weight_paper: float = Field(0.2, ge=0, description="the paper's retrieval similarity")
     weight_name: float = Field(0.30, ge=0, description="per name from the question the sentence says")
     weight_intro: float = Field(0.30, ge=0, description='"we propose ..." for what/which questions')
     weight_mechanism: float = Field(0.1, ge=0, description='"by", "via", "based on" ... for how '
