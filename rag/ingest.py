@@ -21,6 +21,7 @@ from .embedding import embed_batched
 from .errors import StoreError
 from .formats import Problem, input_files, read_file
 from .library import Library
+from .origins import Origins, origin_of
 from .papers import DuplicateFinder, merge, text_hash
 from .types import Chunk, Paper
 
@@ -85,15 +86,18 @@ def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
     finder = DuplicateFinder()
     for paper in lib.catalog.papers():
         finder.add(paper)
+    origins = Origins(lib.catalog.db)
     for path in files:
-        _ingest_file(lib, path, finder, report, tick, batch_size, should_stop)
+        _ingest_file(lib, path, finder, origins, report, tick, batch_size, should_stop)
         report.files += 1
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, report: IngestReport,
-                 tick: Progress, batch_size: int, should_stop: StopCheck) -> None:
+def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Origins,
+                 report: IngestReport, tick: Progress, batch_size: int, should_stop: StopCheck) -> None:
+    """Read one file to its end, index it, then drop the papers that only this file (by its
+    resolved path) gave and no longer gives. A file that fails half-way removes nothing."""
     seen: set[str] = set()
     batch: list[Paper] = []
     done_lines = 0
@@ -112,7 +116,9 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, report: Inge
             done_lines, batch = batch[-1].line or done_lines, []
     _index_batch(lib, batch, finder, report)
     tick("advance", count_lines(path) - done_lines)
-    stale = lib.catalog.ids_from(path.name) - seen
+    origin = origin_of(path)
+    origins.claim(origin, seen)
+    stale = origins.release(origin, origins.ids_from(origin) - seen)
     if stale:
         lib.vectors.delete(sorted(lib.vectors.chunk_ids(sorted(stale))))
         lib.catalog.remove(stale)
