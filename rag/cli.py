@@ -131,7 +131,7 @@ def print_answer(result) -> None:  # type: ignore[no-untyped-def]
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
 @click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
-@click.option("--stream", is_flag=True, help="Print the LLM's text as it comes, then the checked answer.")
+@click.option("--stream", is_flag=True, help="Print the checked answer sentence by sentence.")
 @filter_options
 @click.pass_obj
 def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream: bool,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Any
@@ -21,6 +22,7 @@ from ..metrics import count_answer
 from ..schemas import AnswerOut, AskRequest, Problem
 
 router = APIRouter(tags=["answers"])
+log_error = logging.getLogger(__name__)
 ERRORS: dict[int | str, dict[str, Any]] = {401: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
           503: {"model": Problem}}
 
@@ -53,7 +55,8 @@ async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
 
 
 async def _stream(events, log: ConversationLog, conversation: str) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
-    """delta* (text as generated), one `citations` event (the checked answer), then `done`."""
+    """delta* (checked sentences: the engine streams nothing it has not checked), one `citations`
+    event (the checked answer), then `done`, always: a failure midway is an `error` event."""
     streamed = False
     try:
         async for item in iterate_in_threadpool(events):
@@ -61,11 +64,15 @@ async def _stream(events, log: ConversationLog, conversation: str) -> AsyncItera
                 streamed = True
                 yield sse("delta", {"text": item})
                 continue
-            if not streamed or item.abstained or item.removed_sentences:
-                yield sse("delta", {"text": item.text, "replace": streamed})
+            if not streamed:  # an abstention: nothing was streamed, the answer is its text
+                yield sse("delta", {"text": item.text})
             await run_in_threadpool(log.record, conversation, item)
             count_answer(item.abstained, item.generator)
             yield sse("citations", answer_json(item, conversation))
     except RagError as exc:
         yield sse("error", {"code": "answer_failed", "message": str(exc)})
+    except Exception:
+        log_error.exception("answer stream failed")
+        yield sse("error", {"code": "internal_error",
+                            "message": "something went wrong on our side; it was logged."})
     yield sse("done", {})

@@ -6,6 +6,7 @@ convention), and in the final stream chunk before `data: [DONE]`."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -16,7 +17,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream
-from rag.errors import InputError
+from rag.errors import InputError, RagError
 from rag.types import Answer
 
 from ..conversations import ConversationLog
@@ -26,6 +27,7 @@ from ..schemas import ChatCompletionRequest, ChatMessage
 
 router = APIRouter(tags=["openai-compatible"])
 MODEL = "abstract-rag"
+log_error = logging.getLogger(__name__)
 
 
 def _text(message: ChatMessage) -> str:
@@ -83,17 +85,27 @@ def _chunk(completion_id: str, delta: dict, finish: str | None = None, **extra: 
 
 
 async def _chunks(events, completion_id: str, log: ConversationLog) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+    """Checked sentences as content deltas (the engine streams nothing it has not checked), the
+    citations in the last chunk, then `[DONE]`, always: a failure midway is an `error` payload,
+    which OpenAI clients raise as an APIError."""
     yield _chunk(completion_id, {"role": "assistant", "content": ""})
     streamed = False
-    async for item in iterate_in_threadpool(events):
-        if isinstance(item, str):
-            streamed = True
-            yield _chunk(completion_id, {"content": item})
-            continue
-        if not streamed:
-            yield _chunk(completion_id, {"content": item.text})
-        await run_in_threadpool(log.record, completion_id, item, "openai")
-        count_answer(item.abstained, item.generator)
-        yield _chunk(completion_id, {}, "stop", citations=[asdict(c) for c in item.citations],
-                     abstained=item.abstained, answer=item.text)
+    try:
+        async for item in iterate_in_threadpool(events):
+            if isinstance(item, str):
+                streamed = True
+                yield _chunk(completion_id, {"content": item})
+                continue
+            if not streamed:
+                yield _chunk(completion_id, {"content": item.text})
+            await run_in_threadpool(log.record, completion_id, item, "openai")
+            count_answer(item.abstained, item.generator)
+            yield _chunk(completion_id, {}, "stop", citations=[asdict(c) for c in item.citations],
+                         abstained=item.abstained, answer=item.text)
+    except Exception as exc:
+        known = isinstance(exc, RagError)
+        if not known:
+            log_error.exception("chat completion stream failed")
+        message = str(exc) if known else "something went wrong on our side; it was logged."
+        yield f"data: {json.dumps({'error': {'message': message, 'type': 'server_error', 'code': 'answer_failed' if known else 'internal_error'}})}\n\n"
     yield "data: [DONE]\n\n"
