@@ -244,12 +244,14 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
     if not loopback and not settings.service.api_keys:
         raise RagError(f"refusing to serve on {host} without API keys: set RAG_SERVICE__API_KEYS="
                        "'[\"a-long-secret\"]' or serve on 127.0.0.1.")
+    from service.app import uvicorn_options
+
     from .library import open_library
 
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
-                log_level="warning")
+                log_level="warning", **uvicorn_options(settings))  # type: ignore[arg-type]
 
 
 @cli.group("eval", invoke_without_command=True)

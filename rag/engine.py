@@ -28,6 +28,7 @@ from .rerank import NoReranker, Reranker
 from .retrieval import Filters, retrieve
 from .settings import Settings
 from .support import EmbeddingOverlapScorer, SupportScorer
+from .textcheck import bad_text, tidy
 from .types import Answer, RetrievedPaper, ScoredPaper, SentenceSupport
 
 
@@ -68,7 +69,9 @@ def build_engine(settings: Settings, *, library: Library | None = None,
 
 
 def check_question(question: str, settings: Settings) -> str:
-    text = " ".join((question or "").split())
+    if why := bad_text(question or ""):
+        raise InputError(f"the question holds {why}. Send it as UTF-8 text.")
+    text = " ".join(tidy(question or "").split())
     if not text:
         raise InputError("the question is empty. Ask something, e.g. "
                          "rag ask \"Which papers reduce KV-cache memory?\"")

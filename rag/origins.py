@@ -51,7 +51,7 @@ class Origins:
         with self.db:
             self.db.executemany("DELETE FROM origins WHERE origin = ? AND paper_id = ?",
                                 [(origin, i) for i in gone])
-        still = set()
+        still: set[str] = set()
         for start in range(0, len(gone), 500):
             part = gone[start : start + 500]
             rows = self.db.execute(f"SELECT DISTINCT paper_id FROM origins WHERE paper_id IN "

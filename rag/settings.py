@@ -107,7 +107,14 @@ class ServiceSettings(BaseModel):
     port: int = Field(8000, ge=1, le=65535)
     api_keys: list[SecretStr] = Field(default_factory=list, description="Bearer keys; none = loopback only")
     rate_limit_per_minute: int = Field(120, ge=1, description="requests per key (or client) per minute")
-    max_body_bytes: int = Field(64_000, ge=1_000)
+    max_body_bytes: int = Field(64_000, ge=1_000, description="bytes of a request body read, at most")
+    open_paths: list[str] = Field(
+        default_factory=lambda: ["/healthz", "/readyz"],
+        description="paths that need no API key when keys are set; an entry ending in '/' opens "
+        "everything under it (e.g. /docs, /openapi.json, /metrics, /v1/models, /static/)")
+    trusted_proxies: list[str] = Field(
+        default_factory=list, description="addresses of reverse proxies whose X-Forwarded-For "
+        "and X-Forwarded-Proto are believed; none = the socket's peer is the client")
     conversation_turns: int = Field(6, ge=0, description="earlier questions used for follow-ups")
 
 

@@ -94,7 +94,8 @@ def test_filters_are_applied(client):
 
 
 @pytest.mark.parametrize("payload, status, code", [
-    ({"question": ""}, 422, "invalid_question"),
+    ({"question": ""}, 422, "invalid_request"),
+    ({"question": "  \t "}, 422, "invalid_question"),
     ({"question": "why " * 1000}, 422, "invalid_question"),
     ({}, 422, "invalid_request"),
     ({"question": 42}, 422, "invalid_request"),

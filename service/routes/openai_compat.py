@@ -33,8 +33,7 @@ log_error = logging.getLogger(__name__)
 def _text(message: ChatMessage) -> str:
     if isinstance(message.content, str):
         return message.content
-    parts = message.content or []
-    return " ".join(p.get("text", "") for p in parts if p.get("type") == "text")
+    return " ".join(p.text or "" for p in message.content or [] if p.type == "text")
 
 
 def split_conversation(messages: list[ChatMessage]) -> tuple[str, list[str]]:
@@ -107,5 +106,7 @@ async def _chunks(events, completion_id: str, log: ConversationLog) -> AsyncIter
         if not known:
             log_error.exception("chat completion stream failed")
         message = str(exc) if known else "something went wrong on our side; it was logged."
-        yield f"data: {json.dumps({'error': {'message': message, 'type': 'server_error', 'code': 'answer_failed' if known else 'internal_error'}})}\n\n"
+        error = {"message": message, "type": "server_error",
+                 "code": "answer_failed" if known else "internal_error"}
+        yield f"data: {json.dumps({'error': error})}\n\n"
     yield "data: [DONE]\n\n"
