@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from .embedding import embed_batched
-from .errors import StoreError
-from .formats import Problem, input_files, read_file
+from .errors import FormatError, StoreError
+from .formats import Problem, read_file, scan
 from .library import Library
 from .origins import Origins, origin_of
 from .papers import DuplicateFinder, merge, text_hash
@@ -50,8 +50,12 @@ class IngestReport:
 
 
 def count_lines(path: Path) -> int:
-    with path.open("rb") as handle:
-        return sum(1 for _ in handle)
+    """For the progress bar; a file that cannot be opened counts 0 (reading it reports why)."""
+    try:
+        with path.open("rb") as handle:
+            return sum(1 for _ in handle)
+    except OSError:
+        return 0
 
 
 @contextmanager
@@ -80,7 +84,11 @@ def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
             batch_size: int, should_stop: StopCheck) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport()
-    files = [f for p in paths for f in input_files(Path(p))]
+    files: list[Path] = []
+    for given in paths:
+        found, ignored = scan(Path(given))
+        files += found
+        report.problems += ignored
     tick = progress or (lambda event, amount: None)
     tick("total", sum(count_lines(f) for f in files))
     finder = DuplicateFinder()
@@ -88,7 +96,11 @@ def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
         finder.add(paper)
     origins = Origins(lib.catalog.db)
     for path in files:
-        _ingest_file(lib, path, finder, origins, report, tick, batch_size, should_stop)
+        try:
+            _ingest_file(lib, path, finder, origins, report, tick, batch_size, should_stop)
+        except FormatError as exc:  # this file only: the others are still read
+            log.warning("%s", exc)
+            report.problems.append(Problem(path.name, None, f"{exc}; the rest of the file skipped"))
         report.files += 1
     report.seconds = time.perf_counter() - started
     return report
@@ -101,7 +113,7 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Ori
     seen: set[str] = set()
     batch: list[Paper] = []
     done_lines = 0
-    for item in read_file(path):
+    for item in read_file(path, lib.settings.ingest.max_abstract_chars):
         if isinstance(item, Problem):
             log.warning("%s", item)
             report.problems.append(item)

@@ -25,6 +25,11 @@ class ChunkingSettings(BaseModel):
     chunk_overlap: int = Field(32, ge=0, le=1024, description="tokens shared by neighbouring chunks")
 
 
+class IngestSettings(BaseModel):
+    max_abstract_chars: int = Field(
+        20_000, ge=100, description="a longer abstract is reported and skipped (its row only)")
+
+
 class EmbeddingSettings(BaseModel):
     backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = "minilm-onnx"
     model: str = "all-MiniLM-L6-v2"
@@ -205,6 +210,7 @@ class Settings(BaseSettings):
     corpus_dir: Path = Field(BUNDLED_CORPUS, description="what `rag ingest` reads by default")
     collection: str = "abstracts"
     chunking: ChunkingSettings = ChunkingSettings()
+    ingest: IngestSettings = IngestSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     answer: AnswerSettings = AnswerSettings()
