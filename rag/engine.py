@@ -18,7 +18,7 @@ from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
 from .injection import scrub
 from .intent import parse_intent
 from .library import Library, method_index, open_library
-from .llm import ChatModel, build_chat_model
+from .llm import ChatModel, answer_deadline, build_chat_model
 from .llm_answer import LLMAnswerer
 from .llm_query import LLMReranker, LLMRewriter
 from .metadata import author_answer
@@ -126,13 +126,14 @@ def answer_stream(engine: Engine, question: str, *, k: int | None = None,
     started = time.perf_counter()
     asked = check_question(question, engine.settings)
     _require_index(engine)
-    standalone = engine.rewriter.rewrite(clean_question(asked), history)
-    evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
-    retrieved_at = time.perf_counter()
-    if draft is not None:
-        result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)", "metadata")
-    else:
-        result = _generate_checked(engine, asked, standalone, evidence)
+    with answer_deadline(engine.settings.llm.timeout):  # one deadline for all the LLM calls
+        standalone = engine.rewriter.rewrite(clean_question(asked), history)
+        evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
+        retrieved_at = time.perf_counter()
+        if draft is not None:
+            result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)", "metadata")
+        else:
+            result = _generate_checked(engine, asked, standalone, evidence)
     generated_at = time.perf_counter()
     if not result.abstained:
         yield from _pieces(result.text)

@@ -97,8 +97,12 @@ class LLMSettings(BaseModel):
     api_key: SecretStr | None = None
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int = Field(400, ge=16, le=8192)
-    timeout: float = Field(60.0, gt=0, description="seconds per request")
-    retries: int = Field(1, ge=0, le=10)
+    timeout: float = Field(60.0, gt=0, description="seconds per answer, shared by all its LLM "
+                           "calls (rewrite, rerank, answer, retries)")
+    retries: int = Field(1, ge=0, le=10, description="retries of a call that failed quickly "
+                         "(refused, HTTP 429/5xx), within the answer's time")
+    breaker_seconds: float = Field(15.0, ge=0, description="after a failure, the endpoint is not "
+                                   "called for this long (answers fall back at once)")
     rewrite_followups: bool = Field(True, description="condense follow-ups with the LLM")
     rerank: bool = Field(False, description="let the LLM reorder retrieved papers")
 
