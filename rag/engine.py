@@ -131,7 +131,8 @@ def answer_stream(engine: Engine, question: str, *, k: int | None = None,
         evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
         retrieved_at = time.perf_counter()
         if draft is not None:
-            result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)", "metadata")
+            result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)",
+                             "metadata")
         else:
             result = _generate_checked(engine, asked, standalone, evidence)
     generated_at = time.perf_counter()
