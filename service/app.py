@@ -59,7 +59,28 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    document_limits(app, settings)
     return app
+
+
+def document_limits(app: FastAPI, settings: Settings) -> None:
+    """/openapi.json states the question's cap as configured (RAG_ANSWER__MAX_QUESTION_CHARS)."""
+    default = app.openapi
+    limit = settings.answer.max_question_chars
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = default()
+            models = schema["components"]["schemas"]
+            models["AskRequest"]["properties"]["question"]["maxLength"] = limit
+            models["ChatCompletionRequest"]["properties"]["messages"]["contains"]["properties"][
+                "content"]["maxLength"] = limit
+            for parameter in schema["paths"]["/api/search"]["get"]["parameters"]:
+                if parameter["name"] == "q":
+                    parameter["schema"]["maxLength"] = limit
+        return app.openapi_schema or schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def service_settings() -> Settings:

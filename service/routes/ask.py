@@ -19,12 +19,12 @@ from rag.types import Answer
 from ..conversations import ConversationLog
 from ..deps import get_engine, get_log, guard, ready_question, to_filters
 from ..metrics import count_answer
-from ..schemas import AnswerOut, AskRequest, Problem
+from ..schemas import SSE, AnswerOut, AskRequest, problems
 
 router = APIRouter(tags=["answers"])
 log_error = logging.getLogger(__name__)
-ERRORS: dict[int | str, dict[str, Any]] = {401: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
-          503: {"model": Problem}}
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": SSE}, **problems(400, 401, 413, 422, 429, 500, 503)}
 
 
 def answer_json(result: Answer, conversation_id: str) -> dict:
@@ -35,7 +35,7 @@ def sse(event: str, data: dict) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-@router.post("/api/ask", response_model=AnswerOut, responses=ERRORS,
+@router.post("/api/ask", response_model=AnswerOut, responses=RESPONSES,
              summary="Answer a question with citations (JSON, or SSE with stream=true)")
 async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
               log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]

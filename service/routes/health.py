@@ -15,7 +15,8 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get("/readyz", responses={503: {"description": "starting, or the index is empty or "
+                                                  "unreachable; see Retry-After"}})
 async def readyz(request: Request) -> JSONResponse:
     engine = getattr(request.app.state, "engine", None)
     if engine is None:

@@ -18,12 +18,13 @@ from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream
 from rag.errors import InputError, RagError
+from rag.textcheck import tidy
 from rag.types import Answer
 
 from ..conversations import ConversationLog
 from ..deps import get_engine, get_log, guard, ready_question
 from ..metrics import count_answer
-from ..schemas import ChatCompletionRequest, ChatMessage
+from ..schemas import SSE, ChatCompletionRequest, ChatMessage, problems
 
 router = APIRouter(tags=["openai-compatible"])
 MODEL = "abstract-rag"
@@ -37,7 +38,8 @@ def _text(message: ChatMessage) -> str:
 
 
 def split_conversation(messages: list[ChatMessage]) -> tuple[str, list[str]]:
-    users = [_text(m) for m in messages if m.role == "user"]
+    """The question (the last user message with visible text) and the earlier user turns."""
+    users = [text for m in messages if m.role == "user" and (text := _text(m)) and tidy(text).strip()]
     if not users:
         raise InputError("the messages hold no user message; the last user message is the question.")
     return users[-1], users[:-1]
@@ -48,13 +50,14 @@ def _usage(result: Answer) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-@router.get("/v1/models", summary="The one model this service offers")
+@router.get("/v1/models", summary="The one model this service offers", responses=problems(401, 429))
 async def models() -> dict:
     return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0,
                                         "owned_by": "abstract-rag"}]}
 
 
-@router.post("/v1/chat/completions", summary="OpenAI-compatible chat completions, cited")
+@router.post("/v1/chat/completions", summary="OpenAI-compatible chat completions, cited",
+             responses={200: {"content": SSE}, **problems(400, 401, 413, 422, 429, 500, 503)})
 async def chat_completions(body: ChatCompletionRequest, engine: Engine = Depends(get_engine),
                            log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
     question, history = split_conversation(body.messages)
