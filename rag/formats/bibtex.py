@@ -56,6 +56,8 @@ def _entries(path: Path) -> Iterator[tuple[int, str, str]]:
 
 
 def _value(body: str, pos: int) -> tuple[str, int]:
+    if pos >= len(body):
+        raise ValueError("a field without a value")
     if body[pos] == "{":
         depth, i = 0, pos
         while i < len(body):
