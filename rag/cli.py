@@ -78,13 +78,16 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
     finally:
         lib.close()
     for problem in report.problems:
-        click.echo(f"skipped {problem}", err=True)
+        click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
+    rows = sum(p.line is not None for p in report.problems)
+    unread = len(report.problems) - rows
     click.echo(
         f"{report.papers} papers read from {report.files} files ({report.metadata_only} "
         f"without abstract): {report.indexed} indexed, {report.unchanged} unchanged, "
         f"{report.duplicates_merged} duplicates merged, {report.removed} removed, "
-        f"{len(report.problems)} rows skipped; {report.chunks_embedded} chunks embedded, "
-        f"{report.chunks_reused} reused; {report.seconds:.1f} s"
+        f"{rows} rows skipped{f', {unread} files not read' if unread else ''}; "
+        f"{report.chunks_embedded} chunks embedded, {report.chunks_reused} reused; "
+        f"{report.seconds:.1f} s"
     )
 
 

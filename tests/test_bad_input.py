@@ -123,12 +123,12 @@ def test_ingest_of_a_folder_with_bad_rows_and_an_unreadable_file_keeps_everythin
                                     + json.dumps({"id": "e", "abstract": THIRD}) + "\n")
     (folder / "c.jsonl").symlink_to(tmp_path / "moved-away.jsonl")  # listed, then unreadable
     (folder / "d.bib").write_text("@article{x, abstract={" + FIFTH + "}}\n")
-    (folder / "readme.md").write_text("hello")
+    (folder / "notes.md").write_text("hello")
     small = settings.model_copy(update={"ingest": IngestSettings(max_abstract_chars=10_000)})
     report, ids = run(small, folder)
     assert ids == {"a", "c", "e", "x"}
     where = sorted(str(p).split(": ")[0] for p in report.problems)
-    assert where == ["a.jsonl:2", "a.jsonl:4", "b.jsonl:1", "c.jsonl", "readme.md"]
+    assert where == ["a.jsonl:2", "a.jsonl:4", "b.jsonl:1", "c.jsonl", "notes.md"]
     assert report.files == 4
 
 
@@ -159,3 +159,10 @@ def test_control_characters_around_a_known_question_do_not_make_it_abstain(real_
     finally:
         engine.close()
     assert not plain.abstained and noisy.text == plain.text
+
+
+def test_a_folders_own_readme_and_licence_are_not_reported(tmp_path):
+    (tmp_path / "a.jsonl").write_text(json.dumps({"abstract": GOOD}) + "\n")
+    for name in ("README.md", "LICENSE", "notes.md"):
+        (tmp_path / name).write_text("x")
+    assert [p.source for p in scan(tmp_path)[1]] == ["notes.md"]

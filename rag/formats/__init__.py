@@ -7,6 +7,7 @@ row holding a lone surrogate (JSON's ``"\\ud800"``) or an abstract over the leng
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,10 +74,13 @@ def known_formats() -> str:
     return "; ".join(f"{ext} ({desc})" for ext, (desc, _) in _readers().items())
 
 
+_DOCUMENTATION = re.compile(r"(?i)^(readme|license|licence|notice|changelog)(\.(md|rst|txt))?$")
+
+
 def scan(path: Path) -> tuple[list[Path], list[Problem]]:
     """The files to read for a path (the file itself, or the known files in a folder) and, for
     a folder, a Problem for each entry that will not be read (unknown extension, sub-folder).
-    Hidden entries (.DS_Store, .git) are passed over silently."""
+    Hidden entries (.DS_Store, .git) and a folder's own README/LICENSE are passed over silently."""
     if not path.exists():
         raise FormatError(f"{path} does not exist. Give a file or folder of abstracts.")
     if not path.is_dir():
@@ -88,7 +92,7 @@ def scan(path: Path) -> tuple[list[Path], list[Problem]]:
         return [path], []
     files, ignored = [], []
     for entry in sorted(path.iterdir()):
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or _DOCUMENTATION.match(entry.name):
             continue
         if entry.is_dir():
             ignored.append(Problem(entry.name, None, "a folder inside the folder; not read (give "
