@@ -169,6 +169,8 @@ async def traffic(url: str, questions: list[str], seconds: float, rate: float, p
         while (elapsed := time.monotonic() - started) < seconds:
             if slot == 40:
                 memory["start"] = rss_mb(pid)
+            if slot % int(rate * seconds / 10) == 0:
+                memory.setdefault("series", []).append(rss_mb(pid))
             kind = kinds[slot % len(kinds)]
             task = asyncio.create_task(run(kind, questions[slot % len(questions)], slot // len(kinds)))
             tasks.add(task)
@@ -199,7 +201,8 @@ def report(tally: Tally, memory: dict, log: dict, rate: float) -> None:
     print(f"bad requests answered with their documented 4xx: {sum(tally.expected.values())}")
     growth = (memory["end"] - memory["start"]) / memory["start"] * 100
     print(f"server RSS: {memory['start']:.0f} MB at start, {memory['end']:.0f} MB at end "
-          f"({growth:+.1f}%, goal < 10%)")
+          f"({growth:+.1f}%, goal < 10%); every tenth of the run: "
+          f"{', '.join(f'{m:.0f}' for m in memory.get('series', []))} MB")
     code, took, line = log.get("ingest", (None, 0, "did not run"))
     print(f"ingest during the run: exit {code} in {took} s: {line}")
     fallbacks = memory["fallbacks"].group(1) if memory["fallbacks"] else "?"
