@@ -4,7 +4,8 @@ most similar other paper (unsupported, a hard negative)?
 
     .venv/bin/python benchmarks/support_threshold.py [--data-dir DIR] [--sample 300]
 
-Prints the score distributions and the threshold with the best balanced accuracy."""
+Prints the score distributions and the threshold with the best balanced accuracy. Superseded by
+benchmarks/support_checker.py, which scores hand-labelled pairs of six kinds (dev and test)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,19 @@
 """The paper catalogue: every paper record (metadata-only ones included) in SQLite next to the
 vector index, with the hash of the record as parsed, so re-ingest can skip what has not changed.
 
-It also holds the keyword index: an FTS5 table of the same chunks as the vector index, ranked
-with SQLite's built-in Okapi BM25. Chunks are written in the same transaction as their paper,
-so the keyword index can never drift from the catalogue, and it is never rebuilt on start-up.
+Everything a question or an ingest looks up is an indexed column or table, so no lookup scans
+the catalogue: year, venue, source and method name are columns with indexes; author names are
+normalised tokens (``author_tokens``); near-duplicate detection keeps MinHash band keys
+(``lsh``, see ``dedupe.py``) and an exact-text key. The keyword index is an external-content
+FTS5 table over ``chunks`` (ranked with SQLite's Okapi BM25): a paper's rows are found and
+deleted through an index, and a new paper deletes nothing. Chunks are written in the same
+transaction as their paper, so the keyword index never drifts from the catalogue.
 
 Merged duplicates live in ``aliases`` (alias id -> kept id) and are folded into
-``Paper.aliases`` when a paper is read.
+``Paper.aliases`` when a paper is read. ``meta`` holds the index generation (``live.py``).
+
+Readers that must see one consistent state while an ingest writes (the service) open the
+catalogue ``pinned``: one read transaction, a snapshot in WAL mode, until they reopen.
 """
 
 from __future__ import annotations
@@ -18,23 +25,56 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from .errors import StoreError
+from .dedupe import band_keys, shingle_hashes
+from .errors import IndexMismatchError, StoreError
+from .filters import Filters, paper_condition
+from .names import fold, name_tokens
+from .text import content_hash, dedupe_key
 from .types import Chunk, Paper
 
 log = logging.getLogger(__name__)
+SCHEMA_VERSION = 2
+_BATCH = 500
 
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS papers (
-    id TEXT PRIMARY KEY, source TEXT NOT NULL, record TEXT NOT NULL, source_hash TEXT NOT NULL
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, record TEXT NOT NULL, source_hash TEXT NOT NULL,
+    year INTEGER, venue TEXT, has_abstract INTEGER NOT NULL, method TEXT, dedupe_key TEXT
 );
 CREATE INDEX IF NOT EXISTS papers_source ON papers(source);
+CREATE INDEX IF NOT EXISTS papers_year ON papers(year);
+CREATE INDEX IF NOT EXISTS papers_venue ON papers(venue);
+CREATE INDEX IF NOT EXISTS papers_method ON papers(lower(method)) WHERE method IS NOT NULL;
+CREATE INDEX IF NOT EXISTS papers_dedupe ON papers(dedupe_key);
+CREATE INDEX IF NOT EXISTS papers_no_abstract ON papers(id) WHERE has_abstract = 0;
+CREATE TABLE IF NOT EXISTS venues (name TEXT PRIMARY KEY, norm TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS author_tokens (
+    token TEXT NOT NULL, paper_id TEXT NOT NULL, pos INTEGER NOT NULL,
+    PRIMARY KEY (token, paper_id, pos)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS author_tokens_paper ON author_tokens(paper_id);
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT PRIMARY KEY, paper_id TEXT NOT NULL, source TEXT NOT NULL, source_hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS aliases_source ON aliases(source);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    chunk_id UNINDEXED, paper_id UNINDEXED, text, tokenize = 'porter unicode61'
+CREATE INDEX IF NOT EXISTS aliases_paper ON aliases(paper_id);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, paper_id TEXT NOT NULL, text TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
+    text, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunk_fts (rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunk_fts (chunk_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+CREATE TABLE IF NOT EXISTS lsh (
+    band_key INTEGER NOT NULL, paper_id TEXT NOT NULL, PRIMARY KEY (band_key, paper_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS lsh_paper ON lsh(paper_id);
 """
 
 
@@ -50,35 +90,59 @@ def _load(record: str, aliases: tuple[str, ...] = ()) -> Paper:
     return Paper(**data, aliases=aliases)
 
 
+def _batches(items: Sequence[str]) -> Iterator[tuple[list[str], str]]:
+    for start in range(0, len(items), _BATCH):
+        part = list(items[start : start + _BATCH])
+        yield part, ",".join("?" * len(part))
+
+
 class Catalog:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, pinned: bool = False) -> None:
+        self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, check_same_thread=False)
-            self.db.executescript(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+            self.db = sqlite3.connect(path, check_same_thread=False, timeout=30,
+                                      isolation_level=None if pinned else "DEFERRED")
+            self._prepare()
+            if pinned:  # one snapshot for this reader until it reopens
+                self.db.execute("BEGIN")
+                self.db.execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the paper catalogue {path}: {exc}. Check the data "
                              "directory (RAG_DATA_DIR) or run `rag ingest --rebuild`.") from exc
+        except OSError as exc:
+            raise StoreError(f"cannot open the paper catalogue {path}: {exc}. Check the data "
+                             "directory (RAG_DATA_DIR).") from exc
+
+    def _prepare(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "papers" in tables and version < SCHEMA_VERSION:
+            raise IndexMismatchError(
+                f"the paper catalogue {self.path} was written by an older version of abstract-rag. "
+                "Run `rag ingest --rebuild` to build it again.")
+        if version < SCHEMA_VERSION:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(_SCHEMA)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.db.close()
 
-    def clear(self) -> None:
-        with self.db:
-            self.db.execute("DELETE FROM papers")
-            self.db.execute("DELETE FROM aliases")
-            self.db.execute("DELETE FROM chunk_fts")
-
+    # ------------------------------------------------------------------ reading
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM papers").fetchone()[0])
 
+    def empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM papers LIMIT 1").fetchone() is None
+
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
     def hashes(self, ids: Iterable[str]) -> dict[str, str]:
         """Stored source hashes for these ids, papers and aliases alike."""
-        wanted = list(ids)
         found: dict[str, str] = {}
-        for start in range(0, len(wanted), 500):
-            part = wanted[start : start + 500]
-            marks = ",".join("?" * len(part))
+        for part, marks in _batches(list(ids)):
             for table, key in (("papers", "id"), ("aliases", "alias")):
                 rows = self.db.execute(
                     f"SELECT {key}, source_hash FROM {table} WHERE {key} IN ({marks})", part)
@@ -104,28 +168,183 @@ class Catalog:
         return tuple(r[0] for r in rows)
 
     def papers(self) -> Iterator[Paper]:
+        """Every paper (a full scan: for exports and tools, never on the question path)."""
         for pid, record in self.db.execute("SELECT id, record FROM papers ORDER BY id").fetchall():
             yield _load(record, self._aliases_of(pid))
 
+    def chunks_of(self, paper_ids: Iterable[str]) -> list[Chunk]:
+        """The stored chunks of these papers, in paper order then chunk order."""
+        wanted = list(dict.fromkeys(paper_ids))
+        rows: dict[str, list[Chunk]] = {pid: [] for pid in wanted}
+        for part, marks in _batches(wanted):
+            for cid, pid, text in self.db.execute(
+                    f"SELECT id, paper_id, text FROM chunks WHERE paper_id IN ({marks})", part):
+                rows[pid].append(Chunk(id=cid, paper_id=pid, index=int(cid.rsplit("#", 1)[-1]),
+                                       text=text, text_hash=content_hash(text)))
+        return [c for pid in wanted for c in sorted(rows[pid], key=lambda c: c.index)]
+
+    # ------------------------------------------------------------------ filters and lookups
+    def paper_ids(self, filters: Filters, *, limit: int | None = None,
+                  abstract: bool | None = None) -> list[str]:
+        """Ids of papers passing the filters (indexed), optionally only those with(out) an
+        abstract, in id order."""
+        where, params = paper_condition(filters)
+        if abstract is not None:
+            where += f" AND p.has_abstract = {int(abstract)}"
+        sql = f"SELECT p.id FROM papers p WHERE {where} ORDER BY p.id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [r[0] for r in self.db.execute(sql, params)]
+
+    def page(self, filters: Filters, text: str, offset: int, limit: int) -> tuple[int, list[Paper]]:
+        """(total, one page of papers) passing the filters whose record contains ``text``."""
+        where, params = paper_condition(filters)
+        if text:
+            where += " AND instr(lower(p.record), ?) > 0"
+            params = [*params, text.lower()]
+        total = int(self.db.execute(f"SELECT count(*) FROM papers p WHERE {where}", params).fetchone()[0])
+        rows = self.db.execute(f"SELECT p.id, p.record FROM papers p WHERE {where} ORDER BY p.id "
+                               "LIMIT ? OFFSET ?", [*params, limit, offset]).fetchall()
+        return total, [_load(record, self._aliases_of(pid)) for pid, record in rows]
+
+    def count_matching(self, filters: Filters) -> int:
+        where, params = paper_condition(filters)
+        return int(self.db.execute(f"SELECT count(*) FROM papers p WHERE {where}", params).fetchone()[0])
+
+    def filter_ids(self, ids: Iterable[str], filters: Filters) -> set[str]:
+        """Those of these ids whose papers pass the filters."""
+        where, params = paper_condition(filters)
+        kept: set[str] = set()
+        for part, marks in _batches(list(dict.fromkeys(ids))):
+            rows = self.db.execute(f"SELECT p.id FROM papers p WHERE p.id IN ({marks}) AND {where}",
+                                   [*part, *params])
+            kept.update(r[0] for r in rows)
+        return kept
+
+    def venues_matching(self, text: str) -> list[str]:
+        """Venue names containing this text (case and diacritics ignored)."""
+        rows = self.db.execute("SELECT name FROM venues WHERE instr(norm, ?) > 0", (fold(text),))
+        return [r[0] for r in rows]
+
+    def sources_matching(self, prefix: str) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT source FROM papers WHERE source >= ? AND source < ?",
+                               (prefix, prefix + "\uffff"))
+        return [r[0] for r in rows]
+
+    def method_papers(self, names: Iterable[str]) -> dict[str, list[str]]:
+        """Lower-cased method name -> ids of the papers whose abstracts introduce it."""
+        found: dict[str, list[str]] = {}
+        for part, marks in _batches([n.lower() for n in dict.fromkeys(names)]):
+            for name, pid in self.db.execute(
+                    f"SELECT lower(method), id FROM papers WHERE method IS NOT NULL AND "
+                    f"lower(method) IN ({marks}) ORDER BY id", part):
+                found.setdefault(name, []).append(pid)
+        return found
+
+    def method_names(self) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT lower(method) FROM papers WHERE method IS NOT NULL")]
+
+    # ------------------------------------------------------------------ duplicates (dedupe.py)
+    def exact_duplicate(self, key: str, not_id: str) -> str | None:
+        row = self.db.execute("SELECT id FROM papers WHERE dedupe_key = ? AND id != ? LIMIT 1",
+                              (key, not_id)).fetchone()
+        return row[0] if row else None
+
+    def band_candidates(self, keys: Iterable[int], not_id: str) -> set[str]:
+        wanted = list(keys)
+        if not wanted:
+            return set()
+        marks = ",".join("?" * len(wanted))
+        rows = self.db.execute(f"SELECT DISTINCT paper_id FROM lsh WHERE band_key IN ({marks})", wanted)
+        return {r[0] for r in rows} - {not_id}
+
+    def text_of(self, paper_id: str) -> str | None:
+        paper = self.get(paper_id)
+        return paper.text if paper else None
+
+    # ------------------------------------------------------------------ keyword search
+    def keyword_search(self, match: str, limit: int,
+                       filters: Filters | None = None) -> list[tuple[str, str, str, float]]:
+        """(chunk id, paper id, text, BM25 score; higher is better) for an FTS5 MATCH expression,
+        optionally only within papers passing the filters (joined on indexed columns)."""
+        sql = ("SELECT c.id, c.paper_id, c.text, -bm25(chunk_fts) FROM chunk_fts "
+               "JOIN chunks c ON c.rowid = chunk_fts.rowid")
+        params: list[object] = []
+        where = "chunk_fts MATCH ?"
+        if filters is not None and filters.active:
+            condition, params = paper_condition(filters)
+            sql += " JOIN papers p ON p.id = c.paper_id"
+            where += f" AND {condition}"
+        sql += f" WHERE {where} ORDER BY bm25(chunk_fts) LIMIT ?"
+        try:
+            rows = self.db.execute(sql, [match, *params, limit]).fetchall()
+        except sqlite3.OperationalError as exc:  # a query FTS5 cannot parse matches nothing
+            log.warning("keyword query %r failed: %s", match, exc)
+            return []
+        return [(r[0], r[1], r[2], float(r[3])) for r in rows]
+
+    def keyword_count(self) -> int:
+        return self.chunk_count()
+
+    # ------------------------------------------------------------------ meta (generation)
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                list(values.items()))
+
+    # ------------------------------------------------------------------ writing
     def save(self, papers: Iterable[tuple[Paper, str]],
              aliases: Iterable[tuple[str, str, str, str]] = (),
              chunks: Iterable[Chunk] = ()) -> None:
         """Store (paper, source hash) pairs, (alias, kept id, source, hash) rows and the papers'
-        chunks for keyword search, atomically. A saved paper's old chunks are replaced."""
+        chunks for keyword search, atomically. A saved paper's old rows are replaced; a new
+        paper's are not looked for."""
         papers = list(papers)
+        aliases = list(aliases)
         with self.db:
-            self.db.executemany("DELETE FROM chunk_fts WHERE paper_id = ?",
-                                [(p.id,) for p, _ in papers])
-            self.db.executemany("INSERT INTO chunk_fts (chunk_id, paper_id, text) VALUES (?,?,?)",
+            existing = self._existing([p.id for p, _ in papers] + [a[0] for a in aliases])
+            self._remove_rows(existing)
+            self.db.executemany("INSERT INTO chunks (id, paper_id, text) VALUES (?,?,?)",
                                 [(c.id, c.paper_id, c.text) for c in chunks])
-            self.db.executemany(
-                "INSERT OR REPLACE INTO papers (id, source, record, source_hash) VALUES (?,?,?,?)",
-                [(p.id, p.source, _dump(replace(p, aliases=())), h) for p, h in papers],
-            )
+            for paper, digest in papers:
+                self._insert(paper, digest)
             self.db.executemany(
                 "INSERT OR REPLACE INTO aliases (alias, paper_id, source, source_hash) "
-                "VALUES (?,?,?,?)", list(aliases))
-            self.db.execute("DELETE FROM papers WHERE id IN (SELECT alias FROM aliases)")
+                "VALUES (?,?,?,?)", aliases)
+
+    def _existing(self, ids: list[str]) -> list[str]:
+        found: list[str] = []
+        for part, marks in _batches(list(dict.fromkeys(ids))):
+            found += [r[0] for r in self.db.execute(f"SELECT id FROM papers WHERE id IN ({marks})", part)]
+        return found
+
+    def _insert(self, paper: Paper, digest: str) -> None:
+        key = dedupe_key(paper.text) if paper.text else None
+        self.db.execute(
+            "INSERT INTO papers (id, source, record, source_hash, year, venue, has_abstract, method, "
+            "dedupe_key) VALUES (?,?,?,?,?,?,?,?,?)",
+            (paper.id, paper.source, _dump(replace(paper, aliases=())), digest, paper.year,
+             paper.venue, int(paper.has_abstract), paper.method, key))
+        if paper.venue:
+            self.db.execute("INSERT OR IGNORE INTO venues (name, norm) VALUES (?, ?)",
+                            (paper.venue, fold(paper.venue)))
+        self.db.executemany(
+            "INSERT OR IGNORE INTO author_tokens (token, paper_id, pos) VALUES (?,?,?)",
+            [(t, paper.id, pos) for pos, name in enumerate(paper.authors) for t in name_tokens(name)])
+        if paper.text:
+            self.db.executemany("INSERT OR IGNORE INTO lsh (band_key, paper_id) VALUES (?, ?)",
+                                [(k, paper.id) for k in band_keys(shingle_hashes(paper.text))])
+
+    def _remove_rows(self, ids: Sequence[str]) -> None:
+        rows = [(i,) for i in ids]
+        for table, key in (("papers", "id"), ("chunks", "paper_id"), ("author_tokens", "paper_id"),
+                           ("lsh", "paper_id")):
+            self.db.executemany(f"DELETE FROM {table} WHERE {key} = ?", rows)
 
     def ids_from(self, source: str) -> set[str]:
         rows = self.db.execute("SELECT id FROM papers WHERE source = ? UNION "
@@ -135,27 +354,15 @@ class Catalog:
     def remove(self, ids: Iterable[str]) -> None:
         gone = list(ids)
         with self.db:
-            self.db.executemany("DELETE FROM papers WHERE id = ?", [(i,) for i in gone])
-            self.db.executemany("DELETE FROM chunk_fts WHERE paper_id = ?", [(i,) for i in gone])
+            self._remove_rows(gone)
             self.db.executemany("DELETE FROM aliases WHERE alias = ?", [(i,) for i in gone])
 
-    def keyword_search(self, match: str, limit: int,
-                       paper_ids: Sequence[str] | None = None) -> list[tuple[str, str, str, float]]:
-        """(chunk id, paper id, text, BM25 score; higher is better) for an FTS5 MATCH expression,
-        optionally only within some papers."""
-        sql = ("SELECT chunk_id, paper_id, text, -bm25(chunk_fts) FROM chunk_fts "
-               "WHERE chunk_fts MATCH ?")
-        params: list[object] = [match]
-        if paper_ids is not None:
-            sql += f" AND paper_id IN ({','.join('?' * len(paper_ids))})"
-            params += list(paper_ids)
-        sql += " ORDER BY bm25(chunk_fts) LIMIT ?"
-        try:
-            rows = self.db.execute(sql, [*params, limit]).fetchall()
-        except sqlite3.OperationalError as exc:  # a query FTS5 cannot parse matches nothing
-            log.warning("keyword query %r failed: %s", match, exc)
-            return []
-        return [(r[0], r[1], r[2], float(r[3])) for r in rows]
+    def forget(self, ids: Iterable[str]) -> None:
+        """Drop these papers' stored hashes: the next ingest indexes them again."""
+        with self.db:
+            self.db.executemany("UPDATE papers SET source_hash = '' WHERE id = ?", [(i,) for i in ids])
 
-    def keyword_count(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM chunk_fts").fetchone()[0])
+    def clear(self) -> None:
+        with self.db:
+            for table in ("papers", "aliases", "chunks", "author_tokens", "lsh", "venues", "meta"):
+                self.db.execute(f"DELETE FROM {table}")

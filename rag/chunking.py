@@ -40,6 +40,11 @@ def encoding(name: str):  # type: ignore[no-untyped-def]
     return tiktoken.get_encoding(name)
 
 
+def chunker_signature(settings: ChunkingSettings) -> str:
+    """What the index records about the chunker (no llama-index import needed to check it)."""
+    return f"{settings.tokenizer}/size={settings.chunk_size}/overlap={settings.chunk_overlap}"
+
+
 class Chunker:
     """Splits a paper's normalised text into overlapping token windows on sentence bounds."""
 
@@ -58,8 +63,7 @@ class Chunker:
 
     @property
     def signature(self) -> str:
-        s = self.settings
-        return f"{s.tokenizer}/size={s.chunk_size}/overlap={s.chunk_overlap}"
+        return chunker_signature(self.settings)
 
     def chunks(self, paper: Paper) -> list[Chunk]:
         if not paper.text:

@@ -62,21 +62,26 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--rebuild", is_flag=True, help="Drop the index and build it again.")
+@click.option("--rebuild", is_flag=True,
+              help="Build the whole index again beside the live one, then swap it in.")
 @click.pass_obj
 def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
     """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
     from .ingest import ingest as run_ingest
+    from .ingest import rebuild as run_rebuild
     from .library import open_library
     from .progress import ingest_progress
 
-    lib = open_library(settings, rebuild=rebuild)
-    try:
-        with ingest_progress() as progress, stop_on_first_interrupt() as stop_requested:
-            report = run_ingest(lib, list(paths) or [settings.corpus_dir], progress,
-                                should_stop=stop_requested)
-    finally:
-        lib.close()
+    sources = list(paths) or [settings.corpus_dir]
+    with ingest_progress() as progress, stop_on_first_interrupt() as stop_requested:
+        if rebuild:
+            report = run_rebuild(settings, sources, progress, should_stop=stop_requested)
+        else:
+            lib = open_library(settings)
+            try:
+                report = run_ingest(lib, sources, progress, should_stop=stop_requested)
+            finally:
+                lib.close()
     for problem in report.problems:
         click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
     rows = sum(p.line is not None for p in report.problems)
@@ -87,8 +92,14 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
         f"{report.duplicates_merged} duplicates merged, {report.removed} removed, "
         f"{rows} rows skipped{f', {unread} files not read' if unread else ''}; "
         f"{report.chunks_embedded} chunks embedded, {report.chunks_reused} reused; "
-        f"{report.seconds:.1f} s"
+        f"{report.seconds:.1f} s; index generation {report.generation}"
     )
+    if report.repaired:
+        click.echo(f"repaired: {report.repaired} papers had lost their vectors and were indexed again.",
+                   err=True)
+    if report.unrepaired:
+        click.echo(f"warning: {report.unrepaired} papers still have no vectors: their files were not "
+                   "read in this run. Ingest those files too, or run `rag ingest --rebuild`.", err=True)
 
 
 def filter_options(command):  # type: ignore[no-untyped-def]
@@ -351,16 +362,23 @@ def feedback_export(settings: Settings, out: Path) -> None:
 
 
 @cli.command("local-llm")
+@click.option("--model", "name", type=click.Choice(["qwen", "smollm2"]), default="qwen",
+              show_default=True, help="qwen: Qwen2.5-Coder-1.5B-Instruct; smollm2: a 135M protocol test.")
 @click.option("--port", default=8080, show_default=True)
-def local_llm(port: int) -> None:
-    """Serve the bundled SmolLM2 model on 127.0.0.1 (OpenAI API) for `rag ask` to use."""
+@click.option("--threads", type=int, default=None, help="CPU threads (default: all cores).")
+@click.pass_obj
+def local_llm(settings: Settings, name: str, port: int, threads: int | None) -> None:
+    """Serve a local model (shipped by PyPI packages, never downloaded) on 127.0.0.1 with an
+    OpenAI-compatible API, for `rag ask` and the service to use."""
     import os
 
-    from .local_llm import server_command
+    from .local_llm import local_model, server_command
 
-    command = server_command(port=port)
+    click.echo("checking the model file (the first run assembles it, about a minute)…", err=True)
+    model = local_model(name, settings.data_dir / "models")
+    command = server_command(model, port=port, threads=threads)
     click.echo(f"in another shell: export RAG_LLM__BASE_URL=http://127.0.0.1:{port}/v1 "
-               "RAG_LLM__MODEL=smollm2", err=True)
+               f"RAG_LLM__MODEL={model.alias}", err=True)
     os.execv(command[0], command)
 
 

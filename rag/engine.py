@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from .citations import attach_citations, keys_of, papers_by_id
 from .embedding import CachedEmbedder
@@ -17,6 +18,7 @@ from .errors import IndexNotFoundError, InputError, LLMError
 from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
 from .injection import scrub
 from .intent import parse_intent
+from .keyword import chunks_saying
 from .library import Library, method_index, open_library
 from .llm import ChatModel, answer_deadline, build_chat_model
 from .llm_answer import LLMAnswerer
@@ -41,7 +43,7 @@ class Engine:
     scorer: SupportScorer
     rewriter: QueryRewriter = field(default_factory=RuleRewriter)
     reranker: Reranker = field(default_factory=NoReranker)
-    methods: dict[str, list[str]] = field(default_factory=dict)
+    methods: Mapping[str, list[str]] = field(default_factory=dict)
 
     def close(self) -> None:
         self.library.close()
@@ -55,7 +57,8 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     if not isinstance(library.embedder, CachedEmbedder):
         library.embedder = CachedEmbedder(library.embedder)
     scorer = EmbeddingOverlapScorer(library)
-    offline = OfflineAnswerer(library.embedder, settings.answer)
+    offline = OfflineAnswerer(library.embedder, settings.answer,
+                              partial(chunks_saying, library.catalog))
     model = chat_model or build_chat_model(settings.llm)
     engine = Engine(settings, library, offline, offline, scorer, methods=method_index(library))
     if model is not None:
@@ -175,11 +178,13 @@ def _generate_checked(engine: Engine, asked: str, standalone: str,
         return finish(offline, "offline", "offline")
     strong = reading.strength >= engine.settings.answer.strong_evidence
     try:
-        safe = [guarded(e) for e in evidence]
+        safe = [guarded(e) for e in reading.papers]  # the abstracts the reading chose, not all
         draft = engine.generator.generate(standalone, safe)
-        if (draft.declined or draft.abstained) and strong:
-            best = list(dict.fromkeys(c[0].paper.paper.id for _, c in reading.parts if c))
-            draft = engine.generator.generate(standalone, [e for e in safe if e.paper.id in best[:2]])
+        if draft.declined and strong:  # once more, on only the abstracts that hold the answer
+            best = list(dict.fromkeys(c[0].paper.paper.id for _, c in reading.parts if c))[:2]
+            fewer = [e for e in safe if e.paper.id in best]
+            if len(fewer) < len(safe):
+                draft = engine.generator.generate(standalone, fewer)
     except LLMError as exc:
         return finish(offline, f"offline (LLM unavailable: {exc})", "fallback", f"LLM unavailable: {exc}")
     result = finish(draft, engine.generator.name, "llm")

@@ -9,16 +9,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from .embedding import Embedder
 from .injection import is_instruction
 from .intent import Intent, Part
-from .lexicon import GENERIC_TERMS, content_terms, mentions, number_spans, percent, stem, times
+from .lexicon import (
+    GENERIC_TERMS,
+    capitalised_terms,
+    is_coined,
+    content_terms,
+    mentions,
+    names,
+    number_spans,
+    percent,
+    stem,
+    times,
+)
 from .settings import AnswerSettings
 from .text import split_sentences
 from .types import ScoredPaper
 
+# How a method works is said with "by", "through", "via", "based on", "instead of", "specifically".
+MECHANISM = re.compile(r"\b(?:by|through|via|using|based\s+on|relies\s+on|leverag\w*|employ\w*|"
+                       r"consists?\s+of|instead\s+of|rather\s+than|specifically|concretely|"
+                       r"in\s+particular)\b", re.IGNORECASE)
 INTRO_SENTENCE = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
 
 
@@ -73,8 +89,17 @@ def is_share(span: str) -> bool:
     return bool(percent(span) or re.search(r"points?$|pp$", span))
 
 
-def holds(part: Part, sentence: str, terms: set[str]) -> bool:
-    """Does the sentence hold the kind of answer the part asks for?"""
+def holds(part: Part, sentence: str, terms: set[str], paper: ScoredPaper | None = None,
+          asked: tuple[str, ...] = ()) -> bool:
+    """Does the sentence hold the kind of answer the part asks for? A number part needs a number
+    of the asked unit; a name part needs a name the question does not already say."""
+    if part.kind == "name":
+        said = {n.lower() for n in asked}
+        method = (paper.paper.method or "") if paper else ""
+        found = names(sentence) + ([method] if method and mentions(sentence, method) else [])
+        return any(n.lower() not in said for n in found)
+    if part.kind == "comparison" and part.unit == "figure":
+        return bool(number_spans(sentence))
     if part.kind != "number":
         return True
     spans = [m.group(0) for m in number_spans(sentence)]
@@ -112,18 +137,41 @@ def _topic_share(intent: Intent, papers: Sequence[ScoredPaper]) -> float:
 
 
 class Reader:
-    def __init__(self, embedder: Embedder, settings: AnswerSettings) -> None:
+    """``chunks_saying(term)`` counts (up to a small limit) the indexed chunks that contain a
+    word; it lets capitalised words the lexicon cannot tell by shape count as names when they
+    are rare in the collection, and as unknown when the collection never says them."""
+
+    def __init__(self, embedder: Embedder, settings: AnswerSettings,
+                 chunks_saying: Callable[[str], int] | None = None) -> None:
         self.embedder, self.settings = embedder, settings
+        self.chunks_saying = chunks_saying
+
+    def _with_rare_names(self, intent: Intent) -> tuple[Intent, str | None]:
+        """The intent with rare capitalised words added to its names, and the first capitalised
+        word no indexed abstract contains (if any)."""
+        if self.chunks_saying is None:
+            return intent, None
+        author = set((intent.author or "").split())
+        counts = {w: self.chunks_saying(w) for w in capitalised_terms(intent.question) if w not in author}
+        unknown = next((w for w, n in counts.items() if n == 0), None)
+        rare = tuple(w for w, n in counts.items() if 0 < n <= self.settings.rare_name_chunks)
+        return (replace(intent, names=intent.names + rare) if rare else intent), unknown
 
     def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
         usable = [e for e in evidence if e.paper.has_abstract]
         if not usable:
             return Reading((), (), "no indexed abstract is about this")
-        missing = [n for n in intent.names if not any(says(e, n) for e in usable)]
-        if missing:
+        intent, unknown = self._with_rare_names(intent)
+        said = tuple(n for n in intent.names if any(says(e, n) for e in usable))
+        missing = [n for n in intent.names if n not in said and is_coined(n)]
+        if missing:  # a coined name ("Zorblax7") nobody says: the question is about something absent
             return Reading((), tuple(usable), f"none of the indexed abstracts mentions {missing[0]}")
+        intent = replace(intent, names=said)  # an acronym nobody says ("DNA") is only vocabulary
         papers = self._papers(intent, usable)
-        if not intent.names and _topic_share(intent, papers) < self.settings.min_topic_overlap:
+        share = _topic_share(intent, papers)
+        if unknown and share < self.settings.unknown_term_overlap:
+            return Reading((), tuple(usable), f"none of the indexed abstracts mentions {unknown}")
+        if not intent.names and share < self.settings.min_topic_overlap:
             return Reading((), tuple(papers), "the closest abstracts are about something else")
         scored = self._score(intent, papers)
         parts = tuple((part, tuple(sorted(cands, key=lambda s: (not s.holds, -s.score))))
@@ -134,9 +182,14 @@ class Reader:
         return Reading(parts, tuple(papers))
 
     def _papers(self, intent: Intent, usable: list[ScoredPaper]) -> list[ScoredPaper]:
-        named = [e for e in usable if any(says(e, n) for n in intent.names)]
-        if named and not intent.multi_paper:
-            return named[:3]
+        said = {e.paper.id: sum(says(e, n) for n in intent.names) for e in usable}
+        named = [e for e in usable if said[e.paper.id]]
+        if named and intent.kind == "comparison":  # each side; an unnamed side by similarity
+            others = [e for e in usable if not said[e.paper.id]]
+            return named[:4] + others[: max(0, 2 - len(named))]
+        if named and not intent.multi_paper:  # the papers that say the most of the names
+            most = max(said.values())
+            return [e for e in named if said[e.paper.id] == most][:3]
         strongest = max(e.similarity for e in usable)
         floor = max(self.settings.min_evidence, strongest - self.settings.evidence_margin)
         chosen = [e for e in usable if e.similarity >= floor] or usable[:1]
@@ -159,7 +212,8 @@ class Reader:
                 overlap = len(part.focus & terms) / max(1, len(part.focus))
                 score = (w.weight_similarity * float(sim) + w.weight_overlap * overlap
                          + w.weight_paper * paper.similarity + self._bonus(intent, part, paper, text))
-                row.append(Sentence(paper, text, round(score, 4), holds(part, text, terms)))
+                row.append(Sentence(paper, text, round(score, 4),
+                                    holds(part, text, terms, paper, intent.names)))
             out.append(row)
         return out
 
@@ -168,8 +222,10 @@ class Reader:
         own = (paper.paper.method or "").lower()
         bonus += self.settings.weight_name * sum(
             1 for n in intent.names if n.lower() != own and name_pattern(n).search(text))
-        if part.kind in ("describe", "name", "list", "comparison") and INTRO_SENTENCE.search(text):
+        if part.kind in ("describe", "name", "list") and INTRO_SENTENCE.search(text):
             bonus += self.settings.weight_intro
+        if part.kind in ("how", "comparison") and MECHANISM.search(text):
+            bonus += self.settings.weight_mechanism
         return min(bonus, 0.4)
 
     @staticmethod

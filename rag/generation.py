@@ -11,14 +11,14 @@ the asked kind of answer about the asked thing."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from .embedding import Embedder
 from .evidence import INTRO_SENTENCE, Reader, Reading, Sentence, is_share, name_pattern
 from .intent import Intent, Part, parse_intent
-from .lexicon import NEGATIONS, content_terms, number_spans, rare_terms, stem, times
+from .lexicon import DENIALS, NEGATIONS, content_terms, number_spans, rare_terms, stem, times
 from .settings import AnswerSettings
 from .types import ScoredPaper
 
@@ -56,7 +56,7 @@ class Generator(Protocol):
     def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft: ...
 
 
-def lead_span(part: Part, sentence: Sentence, question: str) -> str:
+def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0.5) -> str:
     """The short answer a part asks for, cut from the sentence itself (never made up)."""
     text = sentence.text
     if part.kind == "number":
@@ -75,24 +75,35 @@ def lead_span(part: Part, sentence: Sentence, question: str) -> str:
             return method
         return ""
     if part.kind == "yes_no":
-        return yes_or_no(part, text)
+        return yes_or_no(part, text, coverage)
     return ""
 
 
-def _negated(words: list[str], index: int) -> bool:
-    return any(w in NEGATIONS for w in words[max(0, index - 3):index]) or words[index].endswith("-free")
+_NEGATED_ASK = re.compile(r"^\s*(?:isn't|aren't|doesn't|don't|didn't|can't|cannot|wasn't|weren't|"
+                          r"won't|wouldn't|shouldn't|hasn't|haven't)\b|^\s*\w+\s+not\b", re.IGNORECASE)
 
 
-def yes_or_no(part: Part, sentence: str) -> str:
-    """"Yes" when the sentence asserts what the question asks about, "No" when it negates it,
-    "" when the sentence does not speak to enough of the question."""
+def _denied(words: list[str], index: int, asked: set[str], window: int) -> bool:
+    """Is the word at ``index`` negated or denied by a cue the question does not itself use?"""
+    if words[index].endswith("-free") and words[index] not in asked:
+        return True
+    near = words[max(0, index - window):index]
+    if " ".join(near).endswith("not only") or "only" in near[-1:]:
+        return False
+    asked_negation = bool(asked & NEGATIONS)  # "with no natural videos" meets "without natural videos"
+    return any(w not in asked and ((w in NEGATIONS and not asked_negation) or w in DENIALS) for w in near)
+
+
+def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, window: int = 5) -> str:
+    """"Yes" when the sentence says what the question asks about, "No" when it negates or
+    denies it, "" when the sentence covers less than ``coverage`` of the question's focus."""
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9'\-]*", sentence)]
+    asked = set(re.findall(r"[a-z][a-z'\-]*", part.text.lower()))
     hits = [i for i, w in enumerate(words) if stem(w.removesuffix("-free")) in part.focus]
-    if len({stem(words[i].removesuffix("-free")) for i in hits}) < max(1, len(part.focus) // 2):
+    if not part.focus or len({stem(words[i].removesuffix("-free")) for i in hits}) < coverage * len(part.focus):
         return ""
-    asked_negated = bool(set(re.findall(r"[a-z']+", part.text.lower())) & NEGATIONS)
-    negated = any(_negated(words, i) for i in hits)
-    return "No" if negated != asked_negated else "Yes"
+    negated = any(_denied(words, i, asked, window) for i in hits)
+    return "No" if negated != bool(_NEGATED_ASK.match(part.text)) else "Yes"
 
 
 class OfflineAnswerer:
@@ -100,9 +111,10 @@ class OfflineAnswerer:
 
     name = "offline"
 
-    def __init__(self, embedder: Embedder, settings: AnswerSettings) -> None:
+    def __init__(self, embedder: Embedder, settings: AnswerSettings,
+                 chunks_saying: Callable[[str], int] | None = None) -> None:
         self.settings = settings
-        self.reader = Reader(embedder, settings)
+        self.reader = Reader(embedder, settings, chunks_saying)
 
     def generate(self, question: str, evidence: Sequence[ScoredPaper],
                  intent: Intent | None = None, reading: Reading | None = None) -> Draft:
@@ -110,35 +122,58 @@ class OfflineAnswerer:
         reading = reading or self.reader.read(intent, evidence)
         if not reading.answerable:
             return Draft((), abstained=True, reason=reading.reason)
-        if intent.multi_paper and intent.kind in ("list", "comparison", "describe", "how", "name"):
+        if intent.kind == "comparison":
+            compared = self._compare(intent, reading)
+            if compared:
+                return Draft(tuple(compared))
+        if intent.multi_paper and intent.kind in ("list", "describe", "how", "name"):
             listed = self._one_per_paper(intent, reading)
             if listed:
                 return Draft(tuple(listed))
         return Draft(tuple(self._per_part(intent, reading)))
 
     def _per_part(self, intent: Intent, reading: Reading) -> list[DraftSentence]:
-        """Each part from the sentence that holds it. A what/how question about one paper also
-        gets the sentence in which that paper says what it proposes, first."""
+        """Each part from the sentence that holds it (a sentence already used for an earlier part
+        is not repeated; the next one that holds is taken). A what/how question about one paper
+        also gets the sentence in which that paper says what it proposes, first."""
         chosen: list[DraftSentence] = []
-        floor = self.settings.min_answer_score
+        floor, single = self.settings.min_answer_score, len(reading.parts) == 1
         for part, cands in reading.parts:
-            best = next((c for c in cands if c.holds and c.score >= floor), None)
+            said = {c.text for c in chosen}
+            fitting = [c for c in cands if c.holds and c.score >= floor]
+            best = next((c for c in fitting if c.text not in said), None)
             if best is None:
-                chosen.append(DraftSentence(f"The abstracts do not say {_clause(part)}.", (), framing=True))
+                if not fitting:
+                    chosen.append(DraftSentence(f"The abstracts do not say {_clause(part)}.", (),
+                                                framing=True))
                 continue
-            if any(c.text == best.text for c in chosen):
-                continue
+            lead = ""
+            if part.kind == "yes_no":
+                best, lead = self._decisive(part, [c for c in fitting if c.text not in said], best,
+                                            intent.names)
             intro = None
-            if part.kind in ("how", "describe", "name") and len(reading.parts) == 1:
+            if part.kind in ("how", "describe", "name") and single:
                 intro = self._introduction(cands, best)
                 if intro is not None:
                     chosen.append(DraftSentence(intro.text, (intro.paper.paper.id,), intro.score,
                                                 prefix=_bold(lead_span(part, intro, intent.question))))
-            lead = lead_span(part, best, intent.question) if intro is None else ""
+            if part.kind != "yes_no":
+                lead = lead_span(part, best, intent.question) if intro is None else ""
             chosen.append(DraftSentence(best.text, (best.paper.paper.id,), best.score, prefix=_bold(lead)))
-            if len(reading.parts) == 1 and part.kind in ("how", "describe", "yes_no"):
+            if single and part.kind in ("how", "describe", "yes_no"):
                 chosen += self._more(cands, best, chosen)
         return chosen[: self.settings.max_sentences]
+
+    def _decisive(self, part: Part, fitting: Sequence[Sentence], best: Sentence,
+                  asked: tuple[str, ...] = ()) -> tuple[Sentence, str]:
+        """For a yes/no part: a sentence about the work itself that denies what is asked (a
+        denial is the more telling evidence), else the first of the best few that affirms it."""
+        coverage, window = self.settings.yes_no_coverage, self.settings.yes_no_window
+        verdicts = [(c, yes_or_no(part, c.text, coverage, window)) for c in fitting[:5]]
+        denial = next(((c, v) for c, v in verdicts if v == "No" and _about_the_work(c, asked)), None)
+        if denial is not None:
+            return denial
+        return next(((c, v) for c, v in verdicts[:3] if v), (best, ""))
 
     def _more(self, cands: Sequence[Sentence], best: Sentence,
               chosen: list[DraftSentence]) -> list[DraftSentence]:
@@ -177,6 +212,36 @@ class OfflineAnswerer:
         ranked = sorted(best.values(), key=lambda c: -c.score)[: self.settings.max_sentences]
         return [DraftSentence(c.text, (c.paper.paper.id,), c.score, prefix=f"- {c.paper.paper.label}: ")
                 for c in ranked]
+
+
+    def _compare(self, intent: Intent, reading: Reading) -> list[DraftSentence]:
+        """Each side of a comparison from its own paper: the sentences that best answer the
+        comparison there (one holding a figure first, when the question asks which is bigger,
+        faster, ...), as many per side as the answer has room for."""
+        part, cands = next(((p, c) for p, c in reading.parts if p.kind == "comparison"), reading.parts[0])
+        sides = list(dict.fromkeys(c.paper.paper.id for c in cands))[:3]
+        if len(sides) < 2:
+            return []
+        room = max(1, self.settings.max_sentences // len(sides))
+        out: list[DraftSentence] = []
+        for pid in sides:
+            own = [c for c in cands if c.paper.paper.id == pid and c.score >= self.settings.min_sentence_score]
+            own.sort(key=lambda c: (not c.holds, -c.score))
+            for c in own[:room]:
+                prefix = f"- {c.paper.paper.label}: " if c is own[0] else ""
+                out.append(DraftSentence(c.text, (pid,), c.score, prefix=prefix))
+        return out
+
+
+_OWN_WORK = re.compile(r"^(?:\W*)(?:we|our|this|it|the\s+(?:proposed|resulting))\b|\b(?:we|our)\b",
+                       re.IGNORECASE)
+
+
+def _about_the_work(sentence: Sentence, asked: tuple[str, ...]) -> bool:
+    """Does the sentence speak of the paper's own work (not of prior work it argues against)?"""
+    method = sentence.paper.paper.method
+    said = [n for n in (*asked, method or "") if n]
+    return bool(_OWN_WORK.search(sentence.text)) or any(name_pattern(n).search(sentence.text) for n in said)
 
 
 def _bold(span: str) -> str:

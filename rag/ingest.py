@@ -12,17 +12,20 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from .embedding import embed_batched
+from .embedding import Embedder, embed_batched
 from .errors import FormatError, StoreError
 from .formats import Problem, read_file, scan
-from .library import Library
+from .library import Library, open_library
 from .origins import Origins, origin_of
 from .papers import DuplicateFinder, merge, text_hash
+from .settings import Settings
+from .stamp import read_stamp, write_stamp
+from .store import chroma_client, collection_names
 from .types import Chunk, Paper
 
 log = logging.getLogger(__name__)
@@ -45,6 +48,9 @@ class IngestReport:
     chunks_reused: int = 0
     duplicates_merged: int = 0
     removed: int = 0
+    repaired: int = 0  # papers re-indexed because their vectors were lost
+    unrepaired: int = 0  # papers still without vectors (their files were not read this time)
+    generation: int = 0
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -64,10 +70,15 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
     holds an exclusive lock; the HTTP service (any number of workers) only reads."""
     data_dir.mkdir(parents=True, exist_ok=True)
     with (data_dir / "writer.lock").open("w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it to finish.") from None
+        for attempt in range(20):  # a reader testing the lock (/readyz) holds it for microseconds
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == 19:
+                    raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it "
+                                     "to finish.") from None
+                time.sleep(0.025)
         try:
             yield
         finally:
@@ -76,8 +87,68 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
 
 def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None,
            batch_size: int = 64, should_stop: StopCheck = lambda: False) -> IngestReport:
+    """Add, update and remove papers in the live index in place, then stamp a new generation."""
     with writer_lock(lib.settings.data_dir):
-        return _ingest(lib, paths, progress, batch_size, should_stop)
+        report = _ingest(lib, paths, progress, batch_size, should_stop)
+        _publish(lib, report)
+        return report
+
+
+def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None = None, *,
+            embedder: Embedder | None = None, batch_size: int = 64,
+            should_stop: StopCheck = lambda: False) -> IngestReport:
+    """Build the whole index again into a new catalogue file and collection, beside the live
+    ones (which keep serving), and swap them in at the end by writing the stamp. The writer
+    lock is taken first. Stopped half-way, the live index is untouched."""
+    with writer_lock(settings.data_dir):
+        live = read_stamp(settings)
+        target = live.next_build(settings.collection)
+        _drop(settings, target.collection, target.catalog)
+        lib = open_library(settings, embedder=embedder, stamp=target)
+        try:
+            report = _ingest(lib, paths, progress, batch_size, should_stop)
+            _publish(lib, report, force=True)
+        finally:
+            lib.close()
+        _drop_old_generations(settings, keep={live.collection, target.collection},
+                              keep_files={live.catalog, target.catalog})
+        return report
+
+
+def _publish(lib: Library, report: IngestReport, force: bool = False) -> None:
+    """Stamp the finished ingest as a new generation, last (only if anything changed)."""
+    live = read_stamp(lib.settings)
+    changed = report.indexed or report.removed or report.repaired or report.duplicates_merged
+    if not (force or changed or live.generation == 0):
+        report.generation = live.generation
+        return
+    stamp = replace(lib.stamp, generation=max(live.generation + 1, lib.stamp.generation),
+                    papers=lib.catalog.count(), chunks=lib.catalog.chunk_count())
+    lib.catalog.set_meta({"generation": str(stamp.generation), "collection": stamp.collection})
+    write_stamp(lib.settings, stamp)
+    lib.stamp = stamp
+    report.generation = stamp.generation
+
+
+def _drop(settings: Settings, collection: str, catalog: str) -> None:
+    client = chroma_client(settings)
+    if collection in collection_names(client):
+        client.delete_collection(collection)
+    for suffix in ("", "-wal", "-shm"):
+        (settings.data_dir / f"{catalog}{suffix}").unlink(missing_ok=True)
+
+
+def _drop_old_generations(settings: Settings, keep: set[str], keep_files: set[str]) -> None:
+    """Collections and catalogue files older than the previous generation (which a service may
+    still be reading until it notices the swap) are removed."""
+    base = settings.collection
+    client = chroma_client(settings)
+    for name in collection_names(client):
+        if (name == base or name.startswith(f"{base}-g")) and name not in keep:
+            client.delete_collection(name)
+    for path in settings.data_dir.glob("papers*.sqlite"):
+        if path.name not in keep_files:
+            _drop(settings, "", path.name)
 
 
 def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
@@ -91,9 +162,8 @@ def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
         report.problems += ignored
     tick = progress or (lambda event, amount: None)
     tick("total", sum(count_lines(f) for f in files))
-    finder = DuplicateFinder()
-    for paper in lib.catalog.papers():
-        finder.add(paper)
+    report.repaired = _forget_lost_vectors(lib)
+    finder = DuplicateFinder(lib.catalog)
     origins = Origins(lib.catalog.db)
     for path in files:
         try:
@@ -102,8 +172,28 @@ def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
             log.warning("%s", exc)
             report.problems.append(Problem(path.name, None, f"{exc}; the rest of the file skipped"))
         report.files += 1
+    if report.repaired:
+        report.unrepaired = len(_papers_without_vectors(lib))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _papers_without_vectors(lib: Library) -> set[str]:
+    if lib.vectors.count() >= lib.catalog.chunk_count():
+        return set()
+    ids = [r[0] for r in lib.catalog.db.execute("SELECT id FROM chunks")]
+    missing = lib.vectors.missing(ids)  # type: ignore[attr-defined]
+    return {cid.rsplit("#", 1)[0] for cid in missing}
+
+
+def _forget_lost_vectors(lib: Library) -> int:
+    """Papers whose chunks the vector store lost (a deleted or truncated store) lose their
+    stored hash, so this run indexes them again instead of calling them unchanged."""
+    lost = _papers_without_vectors(lib)
+    if lost:
+        log.warning("%d papers have no vectors; they are indexed again", len(lost))
+        lib.catalog.forget(lost)
+    return len(lost)
 
 
 def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Origins,
@@ -162,6 +252,7 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
         report.duplicates_merged += 1
     chunks = _write(lib, [p for p, _ in to_save.values()], report)
     lib.catalog.save(to_save.values(), aliases, chunks)
+    finder.flush()
     report.indexed += sum(1 for p, _ in to_save.values() if p.id in {q.id for q in papers})
 
 

@@ -18,19 +18,28 @@ Kind = Literal["name", "number", "yes_no", "how", "list", "comparison", "metadat
 _MEASURE = (r"percentage|percent|proportion|fraction|share|number|count|amount|ratio|factor|rate|"
             r"score|accuracy|precision|recall|f1|bleu|rouge|speed-?up|size|gain|improvement|"
             r"reduction|drop|decrease|increase|error|cost|latency|throughput|perplexity|margin|"
-            r"compression|parameters")
+            r"compression|parameters|auc|map|ndcg|mrr|wer|cer|fid|psnr|ssim|iou|em|exact\s+match|top-?[15]|"
+            r"pass@\d+|hit@\d+|win\s+rate|overhead|memory|footprint|budget")
 _NUMBER_Q = re.compile(
     r"\b(?:how\s+many|how\s+much|by\s+how\s+(?:much|many)|to\s+what\s+extent|"
     r"how\s+(?:large|big|small|fast|long|often|far|high|low|deep)\b|"
     r"what\s+(?:is\s+|was\s+|are\s+|were\s+)?(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:" + _MEASURE + r")\b)",
     re.IGNORECASE)
-_HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[A-Za-z][\w\-]*\s*){1,3})", re.IGNORECASE)
-_PERCENT_Q = re.compile(r"\b(?:percentage|percent|proportion|share|accuracy|precision|recall|"
-                        r"f1|rate|%)\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?!times\b|percentage\b)((?:[A-Za-z][\w\-]*\s*){1,4})",
+                       re.IGNORECASE)
+_PERCENT_Q = re.compile(r"\b(?:percentage|percent|proportion|share|fraction|%)", re.IGNORECASE)
+_SCORE_Q = re.compile(r"\b(?:accuracy|precision|recall|f1|rate|score|bleu|rouge|auc|map|ndcg|mrr|"
+                      r"wer|cer|fid|psnr|ssim|iou|em|exact\s+match|top-?[15]|pass@\d+|hit@\d+)\b",
+                      re.IGNORECASE)
 _TIMES_Q = re.compile(r"\b(?:speed-?up|times|factor|fold)\b", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should|"
                      r"must)\b", re.IGNORECASE)
-_COMPARISON = re.compile(r"\b(?:compare[sd]?|comparison|differ(?:s|ence|ences)?|versus|vs\.?|"
+# "Is there a method that ...?" asks for the method, not for a yes or a no.
+_EXISTS = re.compile(r"^\s*(?:is|are)\s+there\b|^\s*(?:do|does)\s+(?:any|some)\b", re.IGNORECASE)
+_COMPARATIVE = re.compile(r"\b(?:bigger|larger|smaller|faster|slower|higher|lower|better|worse|"
+                          r"cheaper|stronger|weaker|longer|shorter|more|less|fewer)\b", re.IGNORECASE)
+_COMPARISON = re.compile(r"\b(?:each|compare[sd]?|comparison|differ(?:s|ence|ences)?|versus|vs\.?|"
+                         r"which\s+(?:one|of\s+the\s+two)|"
                          r"contrast)\b|\bboth\b.+\band\b", re.IGNORECASE)
 _HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
                   r"\bwhat\s+(?:mechanism|technique|strategy|idea)\b|\bhow\s+(?:does|do|is|are|can)\b",
@@ -43,12 +52,15 @@ _NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|ca
                      r"(?:it|they)\s+called\b", re.IGNORECASE)
 _VENUE_YEAR = re.compile(r"\b(?:ACL|EMNLP|NAACL|EACL|COLING|NeurIPS|ICLR|ICML|AAAI|IJCAI|CVPR|"
                          r"ICCV|ECCV|KDD|SIGIR|WWW|TACL|(?:19|20)\d\d)\b")
-_SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:what|which|how|who|why|when|"
-                    r"where|does|do|did|is|are|was|were|can|by\s+how)\b)", re.IGNORECASE)
+_SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:(?:on|in|for|with|by|at|to|from|"
+                    r"of|under)\s+)?(?:what|which|how|who|why|when|where|does|do|did|is|are|was|were|"
+                    r"can)\b)", re.IGNORECASE)
 
 
 _VERBS = frozenset("""used needed required trained train run ran does do did were was are is has have
-reach reached achieve achieved cover covers contain contains include includes""".split())
+reach reached achieve achieved cover covers contain contains include includes make makes made
+take takes took form forms comprise comprises compose composes appear appears exist exists
+involve involves need needs needed get gets got go went""".split())
 
 
 @dataclass(frozen=True)
@@ -85,26 +97,43 @@ def _counted(text: str) -> list[str]:
     words = many.group(1).split()
     end = next((i for i, w in enumerate(words) if w.lower() in STOPWORDS or w.lower() in _VERBS),
                len(words))
-    return [stem(w) for w in (words[:end] or words[:1])]
+    plural = next((i + 1 for i, w in enumerate(words[:end]) if _plural(w)), end)
+    return [stem(w) for w in (words[:min(end, plural)] or words[:1])]
+
+
+def _plural(word: str) -> bool:
+    """ "models", "GPUs", "languages": the head noun of "how many X ..." ends the phrase."""
+    w = word.lower()
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))
 
 
 def _unit(text: str) -> str | None:
+    """ "%" (a share), "x" (a factor), "score" (a metric, with or without %), or the stemmed
+    noun of "how many X"."""
     counted = _counted(text)
-    if counted:  # the counted noun: the last word before the verb ("how many training tokens were")
+    if counted:  # the counted noun: the last word of "how many training tokens"
         return counted[-1]
     if _PERCENT_Q.search(text):
         return "%"
     if _TIMES_Q.search(text):
         return "x"
+    if _SCORE_Q.search(text):
+        return "score"
     return None
 
 
 def part_kind(text: str, whole: str) -> Kind:
-    if _NUMBER_Q.search(text):
-        return "number"
+    if _EXISTS.match(text):
+        return "list" if re.search(r"\b(?:papers|works|studies|methods|models)\b", text) else "name"
     if _YES_NO.match(text):
         return "yes_no"
-    if _COMPARISON.search(text) and len(names(whole)) >= 2:
+    if _NUMBER_Q.search(text):
+        return "number"
+    named = len(names(whole))
+    if named >= 2 and (re.search(r"\beach\b", text) or (
+            re.search(r"\bor\b", text) and _COMPARATIVE.search(text))):
+        return "comparison"
+    if _COMPARISON.search(text) and not re.search(r"\beach\b", _COMPARISON.search(text)[0]) and named:
         return "comparison"
     if _HOW.search(text):
         return "how"
@@ -123,6 +152,8 @@ def split_parts(question: str) -> list[str]:
 def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
     kind = part_kind(text, question)
     focus = frozenset(focus_terms(text) - {n.lower() for n in said})
+    if kind == "comparison" and _COMPARATIVE.search(text):  # "which is bigger": each side's figure
+        return Part(text, kind, focus, "figure")
     if kind != "number":
         return Part(text, kind, focus)
     return Part(text, kind, focus, _unit(text), frozenset(_counted(text)))

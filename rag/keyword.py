@@ -4,9 +4,8 @@ stemming), stored in the paper catalogue and updated with it by ingest."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-
 from .catalog import Catalog
+from .filters import Filters
 from .text import STOPWORDS
 from .types import Chunk, ScoredChunk
 
@@ -22,11 +21,19 @@ def match_expression(query: str) -> str:
 
 
 def keyword_search(catalog: Catalog, query: str, limit: int,
-                   paper_ids: Sequence[str] | None = None) -> list[ScoredChunk]:
+                   filters: Filters | None = None) -> list[ScoredChunk]:
     expression = match_expression(query)
-    if not expression or (paper_ids is not None and not paper_ids):
+    if not expression:
         return []
-    rows = catalog.keyword_search(expression, limit, paper_ids)
+    rows = catalog.keyword_search(expression, limit, filters)
     return [ScoredChunk(Chunk(id=cid, paper_id=pid, index=int(cid.rsplit("#", 1)[-1]), text=text,
                               text_hash=""), score)
             for cid, pid, text, score in rows]
+
+
+def chunks_saying(catalog: Catalog, term: str, limit: int = 8) -> int:
+    """How many indexed chunks (counted up to ``limit``) contain the word or phrase."""
+    words = _WORD.findall(term)
+    if not words:
+        return 0
+    return len(catalog.keyword_search('"' + " ".join(w.lower() for w in words) + '"', limit))

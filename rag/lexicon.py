@@ -33,7 +33,10 @@ GENERIC_NAMES = frozenset({
 })
 
 NEGATIONS = frozenset("""not no never without cannot can't don't doesn't didn't isn't aren't wasn't
-weren't fails fail unable lack lacks lacking neither nor none free""".split())
+weren't fails fail failed unable lack lacks lacking neither nor none free""".split())
+# Words that deny a change or a need: "keeps the weights frozen" answers "does it change them?".
+DENIALS = frozenset("""frozen freeze freezing fixed unchanged intact untouched eliminates eliminate
+eliminating avoids avoid avoiding instead rather""".split())
 
 
 def stem(word: str) -> str:
@@ -76,9 +79,26 @@ def is_name(token: str) -> bool:
         and token.lower() not in GENERIC_NAMES
 
 
+def _core(token: str) -> str:
+    """A name without the common words hyphenated onto it: "MAE-pretrained" -> "MAE",
+    "BERT-style" -> "BERT"; "ViT-L", "GPT-4o" and "Bison-Gecko" stay whole."""
+    pieces = token.rstrip("-").split("-")
+    kept = [p for p in pieces if not (p.isalpha() and p.islower() and len(p) > 2)]
+    return "-".join(kept) if kept else ""
+
+
 def names(text: str) -> list[str]:
-    """The names a text says, in order, once each."""
-    return list(dict.fromkeys(t.rstrip("-") for t in TOKEN.findall(text) if is_name(t.rstrip("-"))))
+    """The names a text says, in order, once each ("top-1" and "layer-12" are not names)."""
+    found = (_core(t) for t in TOKEN.findall(text) if not re.fullmatch(r"[a-z]+-\d+", t))
+    return list(dict.fromkeys(t for t in found if is_name(t)))
+
+
+def is_coined(name: str) -> bool:
+    """A coined method name ("SupReMix", "Zorblax7", "K2", "GPT-4o"), as opposed to an all-caps
+    acronym ("DNA", "GLUE", "OOP") that is as likely ordinary vocabulary."""
+    letters = [c for c in name if c.isalpha()]
+    return any(c.isdigit() for c in name) or (any(c.islower() for c in letters)
+                                              and any(c.isupper() for c in letters[1:]))
 
 
 def rare_terms(text: str) -> set[str]:
@@ -92,9 +112,16 @@ def mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w])", text, re.IGNORECASE) is not None
 
 
-# A number as a claim states it: "69.73%", "2.5x", "1,024 GPUs", "3.5 points", "10 times".
-NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|×|x\b|times\b|"
-                    r"percent\b|pp\b|points?\b|[KMBT]\b|k\b))?")
+# A number as a claim states it: "69.73%", "2.5x", "1,024 GPUs", "3.5 points", "10 times",
+# "1 trillion", "nine times", "six benchmarks". "one" is left out: it is mostly not a count.
+SPELLED = ("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+           "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
+           "ninety hundred").split()
+NUMBER = re.compile(
+    r"(?<![\w.])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?:" + "|".join(SPELLED) + r")\b)"
+    r"(?:\s(?:thousand|million|billion|trillion)\b)?"
+    r"(?:\s?(?:%|×|x\b|times\b|percent\b|pp\b|percentage\s+points?\b|points?\b|[KMBT]\b|k\b|"
+    r"-fold\b|fold\b))?", re.IGNORECASE)
 _YEARLIKE = re.compile(r"^(?:19|20)\d\d$")
 
 
@@ -108,4 +135,19 @@ def percent(span: str) -> bool:
 
 
 def times(span: str) -> bool:
-    return bool(re.search(r"(?:×|x|times)$", span))
+    return bool(re.search(r"(?:×|x|times|fold)$", span, re.IGNORECASE))
+
+
+def capitalised_terms(text: str) -> list[str]:
+    """Capitalised words that do not open a sentence and are not stop words or generic acronyms:
+    candidates for names the lexicon cannot recognise by shape ("Quillformer", "Criteo")."""
+    out = []
+    for match in re.finditer(r"(?<![\w\-.])([A-Z][a-z][A-Za-z0-9\-]{2,})", text):
+        before = text[: match.start()].rstrip()
+        if not before or before[-1] in ".?!:;\"'(":
+            continue
+        word = match.group(1).rstrip("-")
+        if word.lower() in STOPWORDS or word.lower() in GENERIC_NAMES or is_name(word):
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))

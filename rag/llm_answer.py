@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from .generation import ABSTAIN_TEXT, Draft, DraftSentence, content_terms
+from .generation import Draft, DraftSentence, content_terms
 from .llm import ChatModel
 from .prompts import Prompt
 from .support import SupportScorer
@@ -19,8 +19,14 @@ _FENCE = re.compile(r"</?\s*abstract\b[^>]*>", re.IGNORECASE)
 _KEYS = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 _BRACKETED = re.compile(r"\s*\[[^\]\n]{0,40}\]")
 _KEY_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[[\d,;\s]+\]\s*)+)")
-_ABSTAINS = re.compile(r"(?:do(?:es)? not|don't|cannot|can't) (?:answer|address|say|mention|"
-                       r"provide|contain)|not (?:answered|mentioned|reported) in", re.IGNORECASE)
+# A reply (or a sentence of one) saying that the abstracts do not hold the answer. The model
+# decides nothing by saying it: the engine weighs the evidence (see engine._generate_checked).
+_DECLINES = re.compile(
+    r"(?:do(?:es)?\s+not|don't|doesn't|cannot|can't|fail\s+to)\s+(?:directly\s+|explicitly\s+|"
+    r"specifically\s+)?(?:answer|address|say|mention|provide|contain|specify|state|include|report|"
+    r"give|discuss|describe|indicate)|\bnot\s+(?:answered|mentioned|reported|specified|stated|"
+    r"provided|given|available|found|discussed)\b|\bno\s+(?:information|mention|details?|data)\b"
+    r"|\bunable\s+to\s+(?:answer|find|determine)", re.IGNORECASE)
 
 
 def fence(text: str) -> str:
@@ -65,25 +71,38 @@ class LLMAnswerer:
         text = " ".join(reply.split())
         if not text:
             return Draft((), abstained=True)
-        if ABSTAIN_TEXT.lower().rstrip(".") in text.lower() or (
-                _ABSTAINS.search(text) and not _KEYS.search(text)):
-            return Draft((), abstained=True)
         text = _KEY_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", text)
         papers = {e.paper.id: e.paper for e in evidence}
-        sentences, unknown, attributed = [], 0, 0
+        sentences, unknown, attributed, declines = [], 0, 0, 0
         for raw in split_sentences(text):
             numbers = [int(n) for group in _KEYS.findall(raw) for n in re.split(r"[,;]", group)]
             ids = tuple(dict.fromkeys(keymap[n] for n in numbers if n in keymap))
             unknown += sum(1 for n in numbers if n not in keymap)
             clean = _BRACKETED.sub("", raw).strip()
             clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
-            if len(content_terms(clean)) < 3:
+            if not numbers and _DECLINES.search(clean):
+                declines += 1  # "The abstracts do not say ...": not a claim
+                continue
+            if len(content_terms(clean)) < 3 and not _lead(clean):
                 continue  # filler ("The answer is:"), not a claim
             if not ids:
-                scored = [(self.scorer.score(clean, [p]), p.id) for p in papers.values()]
-                best_score, best_id = max(scored, key=lambda sp: sp[0], default=(0.0, ""))
-                if best_score >= self.threshold:
-                    ids, attributed = (best_id,), attributed + 1
+                ids = self._attribute(clean, papers)
+                attributed += bool(ids)
             sentences.append(DraftSentence(clean, ids))
+        declined = declines > 0 and not any(s.paper_ids for s in sentences)
         return Draft(tuple(sentences), abstained=not sentences, unknown_keys=unknown,
-                     attributed=attributed)
+                     attributed=attributed, declined=declined)
+
+    def _attribute(self, sentence: str, papers: dict) -> tuple[str, ...]:  # type: ignore[type-arg]
+        """An uncited sentence goes to the abstract that supports it best, if one does."""
+        scored = [(self.scorer.score(sentence, [p]), p.id) for p in papers.values()]
+        best_score, best_id = max(scored, key=lambda sp: sp[0], default=(0.0, ""))
+        return (best_id,) if best_score >= self.threshold else ()
+
+
+_LEAD = re.compile(r"^(?:yes|no)\b", re.IGNORECASE)
+
+
+def _lead(sentence: str) -> bool:
+    """A short direct answer ("Yes.", "No, it is training-free [1].") is kept."""
+    return bool(_LEAD.match(sentence))

@@ -18,9 +18,10 @@ _AUTHOR_WORDS = {"co", "author", "authored", "coauthor", "co-author", "co-author
 
 
 def papers_by(lib: Library, name: str, filters: Filters = Filters()) -> list[Paper]:
-    wanted = name.lower()
-    return [p for p in lib.catalog.papers()
-            if any(wanted in a.lower() for a in p.authors) and filters.matches(p)]
+    """An indexed lookup of the author's name tokens (case, diacritics, initials ignored)."""
+    scoped = Filters(author=name, year_from=filters.year_from, year_to=filters.year_to,
+                     venue=filters.venue, source=filters.source)
+    return list(lib.catalog.get_many(lib.catalog.paper_ids(scoped)).values())
 
 
 def contribution(paper: Paper) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .text import content_hash, dedupe_key, method_name, normalise, shingles
+from .dedupe import DuplicateFinder  # noqa: F401  (re-exported: ingest and tests use it here)
+from .text import content_hash, dedupe_key, method_name, normalise
 from .types import Paper
 
 _ORG_TAGS = re.compile(r"\s+·\s+.*$")
@@ -42,46 +43,6 @@ def text_hash(paper: Paper) -> str:
     """What decides whether a paper must be re-indexed: its text and its metadata."""
     fields = (paper.text, paper.title, paper.authors, paper.year, paper.venue, paper.url)
     return content_hash(repr(fields))
-
-
-class DuplicateFinder:
-    """Finds near-identical abstracts: same text up to case, spacing and punctuation, or one
-    mostly contained in the other at the 5-word-shingle level (a long and a short version: the
-    MILABOT pair shares 72% of the shorter one's shingles; unrelated abstracts share under 5%)."""
-
-    def __init__(self, containment: float = 0.6) -> None:
-        self.containment = containment
-        self._exact: dict[str, str] = {}
-        self._shingles: dict[str, set[int]] = {}
-        self._postings: dict[int, list[str]] = {}
-
-    def add(self, paper: Paper) -> None:
-        if not paper.text:
-            return
-        self._exact.setdefault(dedupe_key(paper.text), paper.id)
-        sh = shingles(paper.text)
-        self._shingles[paper.id] = sh
-        for s in sh:
-            self._postings.setdefault(s, []).append(paper.id)
-
-    def find(self, paper: Paper) -> str | None:
-        """The id of an already-added paper that this one duplicates, if any."""
-        if not paper.text:
-            return None
-        exact = self._exact.get(dedupe_key(paper.text))
-        if exact is not None and exact != paper.id:
-            return exact
-        sh = shingles(paper.text)
-        counts: dict[str, int] = {}
-        for s in sh:
-            for other in self._postings.get(s, ()):
-                if other != paper.id:
-                    counts[other] = counts.get(other, 0) + 1
-        for other, shared in sorted(counts.items(), key=lambda kv: -kv[1]):
-            smaller = min(len(sh), len(self._shingles[other]))
-            if shared / max(1, smaller) >= self.containment:
-                return other
-        return None
 
 
 def merge(kept: Paper, duplicate: Paper) -> Paper:

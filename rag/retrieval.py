@@ -5,44 +5,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from .catalog import Catalog
+from .filters import MAX_LIST, Filters, VectorFilter
 from .keyword import keyword_search
 from .library import Library
 from .settings import parse_years  # noqa: F401  (re-exported: callers filter by year here)
-from .text import content_hash, normalise
-from .types import Chunk, Paper, ScoredChunk, ScoredPaper
+from .text import normalise
+from .types import Chunk, ScoredChunk, ScoredPaper
 
 MODES = ("hybrid", "dense", "keyword")
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Metadata filters: author and venue are case-insensitive substrings, years inclusive."""
-
-    author: str | None = None
-    year_from: int | None = None
-    year_to: int | None = None
-    venue: str | None = None
-    source: str | None = None
-
-    @property
-    def active(self) -> bool:
-        return any(v is not None for v in (self.author, self.year_from, self.year_to,
-                                           self.venue, self.source))
-
-    def matches(self, paper: Paper) -> bool:
-        if self.author and not any(self.author.lower() in a.lower() for a in paper.authors):
-            return False
-        if self.year_from is not None and (paper.year is None or paper.year < self.year_from):
-            return False
-        if self.year_to is not None and (paper.year is None or paper.year > self.year_to):
-            return False
-        if self.venue and self.venue.lower() not in (paper.venue or "").lower():
-            return False
-        return not (self.source and not paper.source.startswith(self.source))
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], k: int = 60,
@@ -82,18 +56,49 @@ def mmr(candidates: Sequence[str], vectors: Mapping[str, np.ndarray], query: np.
 
 
 def named_papers(methods: Mapping[str, list[str]], query: str) -> list[str]:
-    """Papers whose introduced method name ("SupReMix", "K2") the query mentions verbatim."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", query)}
-    return [pid for name, ids in methods.items() if name in words for pid in ids]
+    """Papers whose introduced method name ("SupReMix", "K2") the query mentions verbatim:
+    one lookup per word of the query (``methods`` is the catalogue's indexed lexicon)."""
+    words = dict.fromkeys(w.lower() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", query))
+    return list(dict.fromkeys(pid for w in words for pid in methods.get(w, ())))
 
 
-def allowed_papers(lib: Library, filters: Filters) -> tuple[list[str] | None, list[str]]:
-    """Ids of the papers the filters let through (None: no filter), and those of them that
-    are listed without an abstract (no retriever can rank those; they are appended)."""
+def vector_filter(catalog: Catalog, filters: Filters) -> VectorFilter | None:
+    """The filters as the vector store gets them: a year range, and lists of venues, sources
+    or papers only while they are short; a longer list is left to a check of the results."""
     if not filters.active:
-        return None, []
-    papers = [p for p in lib.catalog.papers() if filters.matches(p)]
-    return [p.id for p in papers], [p.id for p in papers if not p.has_abstract]
+        return None
+    exact = True
+    venues = sources = ids = None
+    if filters.venue:
+        venues = tuple(catalog.venues_matching(filters.venue))
+    if filters.source:
+        sources = tuple(catalog.sources_matching(filters.source))
+    if filters.author:
+        ids = tuple(catalog.paper_ids(Filters(author=filters.author), limit=MAX_LIST + 1))
+    if venues is not None and len(venues) > MAX_LIST:
+        venues, exact = None, False
+    if sources is not None and len(sources) > MAX_LIST:
+        sources, exact = None, False
+    if ids is not None and len(ids) > MAX_LIST:
+        ids, exact = None, False
+    share = 1.0
+    if not exact or (ids is None and venues is None and sources is None):
+        share = max(catalog.count_matching(filters) / max(1, catalog.count()), 1e-4)
+    if share >= 0.5:  # a wide filter: an unfiltered search, checked afterwards, is faster
+        return VectorFilter(exact=False, share=share)
+    return VectorFilter(filters.year_from, filters.year_to, venues, sources, ids, exact, share)
+
+
+def dense_search(lib: Library, vector: np.ndarray, limit: int, filters: Filters) -> list[ScoredChunk]:
+    plan = vector_filter(lib.catalog, filters)
+    if plan is not None and plan.empty:
+        return []
+    if plan is None or plan.exact:
+        return lib.vectors.query(vector, limit, plan)
+    wider = min(max(limit, int(limit / plan.share * 2)), 3000)
+    hits = lib.vectors.query(vector, wider, plan)
+    keep = lib.catalog.filter_ids({h.chunk.paper_id for h in hits}, filters)
+    return [h for h in hits if h.chunk.paper_id in keep][:limit]
 
 
 def retrieve(lib: Library, query: str, k: int, *, filters: Filters = Filters(),
@@ -101,17 +106,21 @@ def retrieve(lib: Library, query: str, k: int, *, filters: Filters = Filters(),
     settings = lib.settings.retrieval
     text = normalise(query)
     vector = lib.embedder.embed([text])[0]
-    allowed, without_abstract = allowed_papers(lib, filters)
     lists: dict[str, list[ScoredChunk]] = {}
     if mode in ("hybrid", "dense"):
-        lists["dense"] = best_per_paper(lib.vectors.query(vector, settings.candidates, allowed))
+        lists["dense"] = best_per_paper(dense_search(lib, vector, settings.candidates, filters))
     if mode in ("hybrid", "keyword"):
-        lists["keyword"] = best_per_paper(keyword_search(lib.catalog, text, settings.candidates, allowed))
+        lists["keyword"] = best_per_paper(keyword_search(lib.catalog, text, settings.candidates, filters))
     if mode == "hybrid" and methods:
-        named = [pid for pid in named_papers(methods, query) if allowed is None or pid in allowed]
+        named = named_papers(methods, query)
+        if filters.active and named:
+            allowed = lib.catalog.filter_ids(named, filters)
+            named = [pid for pid in named if pid in allowed]
         lists["name"] = [ScoredChunk(_stub(pid), 1.0) for pid in named]
-    if without_abstract:
-        lists["metadata"] = [ScoredChunk(_stub(pid), 0.0) for pid in without_abstract]
+    if filters.active:
+        without_abstract = lib.catalog.paper_ids(filters, abstract=False, limit=settings.candidates)
+        if without_abstract:
+            lists["metadata"] = [ScoredChunk(_stub(pid), 0.0) for pid in without_abstract]
     weights = {"dense": settings.dense_weight, "keyword": settings.keyword_weight,
                "name": settings.name_weight, "metadata": 0.5}
     fused = rrf({name: [h.chunk.paper_id for h in hits] for name, hits in lists.items()},
@@ -138,18 +147,16 @@ def _assemble(lib: Library, vector: np.ndarray, pool: list[str], fused: dict[str
                 ranks[pid].append((name, rank, round(hit.score, 4)))
                 if hit.chunk.text and (pid not in best or name == "dense"):
                     best[pid] = hit
-    for pid in pool:  # found by name only: take its first chunk
-        if pid not in best and pid in papers:
-            chunks = lib.chunker.chunks(papers[pid])
-            if chunks:
-                best[pid] = ScoredChunk(chunks[0], 0.0)
-    hashes = {pid: content_hash(h.chunk.text) for pid, h in best.items()}
-    stored = lib.vectors.vectors_for(list(hashes.values()))
-    similarity = {pid: float(stored[h] @ vector) for pid, h in hashes.items() if h in stored}
+    unranked = [pid for pid in pool if pid not in best and pid in papers]
+    for chunk in lib.catalog.chunks_of(unranked):  # found by name only: take its first chunk
+        if chunk.paper_id not in best:
+            best[chunk.paper_id] = ScoredChunk(chunk, 0.0)
+    stored = lib.vectors.vectors_by_id([h.chunk.id for h in best.values()])
+    vectors = {pid: stored[h.chunk.id] for pid, h in best.items() if h.chunk.id in stored}
+    similarity = {pid: float(v @ vector) for pid, v in vectors.items()}
     order = pool
     if lib.settings.retrieval.mmr:
-        order = mmr(pool, {pid: stored[h] for pid, h in hashes.items() if h in stored}, vector, k,
-                    lib.settings.retrieval.mmr_weight)
+        order = mmr(pool, vectors, vector, k, lib.settings.retrieval.mmr_weight)
     out = []
     for pid in order[:k]:
         if pid in papers:

@@ -67,6 +67,16 @@ class AnswerSettings(BaseModel):
     min_topic_overlap: float = Field(
         0.0, ge=0, le=1, description="abstain when no read abstract says this share of the "
         "question's focus terms")
+    unknown_term_overlap: float = Field(
+        0.5, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
+        "declined unless a read abstract says this share of its focus terms")
+    rare_name_chunks: int = Field(
+        3, ge=0, le=50, description="a capitalised word in at most this many chunks counts as a name")
+    yes_no_coverage: float = Field(
+        0.5, ge=0, le=1, description="a sentence must say this share of a yes/no question's focus "
+        "terms to answer it yes or no")
+    yes_no_window: int = Field(5, ge=1, le=12, description="words before a term in which a "
+                               "negation (not, without, -free, fixed, ...) denies it")
     evidence_margin: float = Field(0.15, ge=0, description="read papers within this of the best")
     min_answer_score: float = Field(
         0.30, description="abstain when no sentence that holds the asked kind of answer scores this"
@@ -79,11 +89,16 @@ class AnswerSettings(BaseModel):
     weight_paper: float = Field(0.10, ge=0, description="the paper's retrieval similarity")
     weight_name: float = Field(0.30, ge=0, description="per name from the question the sentence says")
     weight_intro: float = Field(0.30, ge=0, description='"we propose ..." for what/which questions')
+    weight_mechanism: float = Field(0.1, ge=0, description='"by", "via", "based on" ... for how '
+                                    "and comparison questions")
     strong_evidence: float = Field(
         0.55, description="an LLM that declines with evidence this strong is retried, then overruled"
     )
     support_threshold: float = Field(
-        0.5, description="a sentence whose cited passages score below this is unsupported"
+        0.54, description="a sentence whose cited abstracts score below this (rag.support's aligned "
+        "checker: similarity to the best-matching abstract sentence and word coverage, lowered for a "
+        "figure or name the abstracts lack, contradicted negation, or absolute wording) is "
+        "unsupported; chosen on the dev split of eval/datasets/support_pairs.jsonl"
     )
     keep_unsupported: bool = Field(False, description="show unsupported sentences, marked")
 
@@ -109,6 +124,21 @@ class LLMSettings(BaseModel):
     @property
     def configured(self) -> bool:
         return bool(self.base_url or self.api_key)
+
+
+class StoreSettings(BaseModel):
+    """Where the vectors live: Chroma embedded in the process (files in the data directory; one
+    writer process at a time) or a Chroma server (``chroma run``) that many processes and
+    machines share."""
+
+    mode: Literal["embedded", "server"] = "embedded"
+    host: str = "127.0.0.1"
+    port: int = Field(8001, ge=1, le=65535)
+    ssl: bool = Field(False, description="https to the Chroma server")
+    token: SecretStr | None = Field(None, description="sent as Authorization: Bearer (a proxy's or Chroma's auth)")
+    tenant: str = "default_tenant"
+    database: str = "default_database"
+    reload_seconds: float = Field(1.0, ge=0, description="how often a running service looks for a new index generation")
 
 
 class ServiceSettings(BaseModel):
@@ -213,6 +243,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(PROJECT_ROOT / ".rag-data", description="index and paper catalogue")
     corpus_dir: Path = Field(BUNDLED_CORPUS, description="what `rag ingest` reads by default")
     collection: str = "abstracts"
+    store: StoreSettings = StoreSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     ingest: IngestSettings = IngestSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()

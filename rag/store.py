@@ -1,22 +1,32 @@
-"""The vector index: a Protocol and its Chroma implementation (embedded PersistentClient).
+"""The vector index: a Protocol and its Chroma implementation, embedded (``PersistentClient``,
+files in the data directory) or server (``HttpClient`` to ``chroma run``), chosen by
+``RAG_STORE__MODE``.
 
 Chroma is never given an embedding function: its default one downloads a model. Vectors always
-come from our own embedder.
+come from our own embedder. Metadata filters arrive as a ``VectorFilter`` and become Chroma's
+``where``: a year range and short lists only (see ``filters.py``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Protocol
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from .errors import IndexMismatchError, StoreError
+from .filters import VectorFilter
 from .types import Chunk, Paper, ScoredChunk
 
+if TYPE_CHECKING:
+    from .settings import Settings
+
 log = logging.getLogger(__name__)
+_BATCH = 500
+_OPEN_LOCK = threading.Lock()
 
 
 class VectorIndex(Protocol):
@@ -24,9 +34,11 @@ class VectorIndex(Protocol):
                papers: dict[str, Paper]) -> None: ...
 
     def query(self, vector: np.ndarray, k: int,
-              paper_ids: Sequence[str] | None = None) -> list[ScoredChunk]: ...
+              where: VectorFilter | None = None) -> list[ScoredChunk]: ...
 
     def vectors_for(self, text_hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def vectors_by_id(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
     def chunk_ids(self, paper_ids: Sequence[str]) -> set[str]: ...
 
@@ -50,39 +62,110 @@ def chunk_metadata(chunk: Chunk, paper: Paper) -> dict[str, Any]:
     return meta
 
 
+def chroma_where(where: VectorFilter | None) -> dict[str, Any] | None:
+    if where is None:
+        return None
+    clauses: list[dict[str, Any]] = []
+    if where.year_from is not None:
+        clauses.append({"year": {"$gte": where.year_from}})
+    if where.year_to is not None:
+        clauses.append({"year": {"$lte": where.year_to}})
+    for key, values in (("venue", where.venues), ("source", where.sources),
+                        ("paper_id", where.paper_ids)):
+        if values is not None:
+            clauses.append({key: {"$in": list(values)}})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
 def _chunk_from(chunk_id: str, document: str, meta: dict[str, Any]) -> Chunk:
     return Chunk(id=chunk_id, paper_id=str(meta["paper_id"]), index=int(meta["chunk_index"]),
                  text=document, text_hash=str(meta["text_hash"]))
+
+
+def check_server_version(server: str, client: str) -> None:
+    """The Chroma server must speak the client's API: the same major version."""
+    if server.split(".")[0] != client.split(".")[0]:
+        raise StoreError(f"the Chroma server runs version {server}, but this client is {client}; "
+                         f"run a {client.split('.')[0]}.x server (`chroma run` from the same "
+                         "chromadb package) or install a matching chromadb.")
+
+
+def chroma_client(settings: Settings, *, fresh: bool = False) -> Any:
+    """A Chroma client for the configured mode. ``fresh``: in embedded mode, a client that
+    reads the files as they are now (Chroma caches one system per path in the process and
+    keeps serving what it loaded; clients opened before keep working on their own state)."""
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    store = settings.store
+    options = chromadb.Settings(anonymized_telemetry=False)
+    if store.mode == "server":
+        where = f"{'https' if store.ssl else 'http'}://{store.host}:{store.port}"
+        headers = {"Authorization": f"Bearer {store.token.get_secret_value()}"} if store.token else None
+        try:
+            client = chromadb.HttpClient(host=store.host, port=store.port, ssl=store.ssl,
+                                         headers=headers, settings=options, tenant=store.tenant,
+                                         database=store.database)
+            version = client.get_version()
+        except Exception as exc:
+            raise StoreError(f"cannot reach the Chroma server at {where} ({exc}). Start it "
+                             f"(`chroma run --path DIR --port {store.port}`) or fix RAG_STORE__HOST/"
+                             "PORT/SSL/TOKEN.") from exc
+        check_server_version(str(version), chromadb.__version__)
+        return client
+    path = settings.data_dir / "chroma"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with _OPEN_LOCK:
+            if fresh:
+                SharedSystemClient._identifier_to_system.pop(str(path), None)
+                SharedSystemClient._identifier_to_refcount.pop(str(path), None)
+            return chromadb.PersistentClient(path=str(path), settings=options)
+    except OSError as exc:
+        raise StoreError(f"cannot use the data directory {path}: {exc.strerror or exc}. "
+                         "Check its permissions or set RAG_DATA_DIR.") from exc
+    except Exception as exc:  # chromadb raises its own types for a damaged store
+        raise StoreError(f"the vector store in {path} cannot be opened ({exc}). "
+                         "Run `rag ingest --rebuild` to build it again.") from exc
+
+
+def collection_names(client: Any) -> list[str]:
+    return [c if isinstance(c, str) else c.name for c in client.list_collections()]
+
+
+@contextmanager
+def _reading() -> Iterator[None]:
+    """A failing read (a store that is being rewritten, or unreachable) is a StoreError: the
+    service answers 503 with Retry-After, never 500."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"the vector store could not be read ({exc}); retry in a moment.") from exc
 
 
 class ChromaIndex:
     """Chunks in one Chroma collection (cosine space). The collection's metadata records the
     embedder and chunker that built it; opening it with others raises IndexMismatchError."""
 
-    def __init__(self, path: Path, collection: str, embedder: str, chunker: str,
-                 rebuild: bool = False) -> None:
-        import chromadb
-
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            self.client = chromadb.PersistentClient(
-                path=str(path), settings=chromadb.Settings(anonymized_telemetry=False)
-            )
-            if rebuild and collection in [c.name for c in self.client.list_collections()]:
-                self.client.delete_collection(collection)
-            self.collection = self.client.get_or_create_collection(
-                collection, embedding_function=None,
-                configuration={"hnsw": {"space": "cosine"}},
-                metadata={"embedder": embedder, "chunker": chunker},
-            )
-        except OSError as exc:
-            raise StoreError(f"cannot use the data directory {path}: {exc.strerror or exc}. "
-                             "Check its permissions or set RAG_DATA_DIR.") from exc
-        except Exception as exc:  # chromadb raises its own types for a damaged store
-            raise StoreError(f"the vector store in {path} cannot be opened ({exc}). "
-                             "Run `rag ingest --rebuild` to build it again.") from exc
-        built = self.collection.metadata or {}
+    def __init__(self, client: Any, collection: str, embedder: str, chunker: str,
+                 *, create: bool = True) -> None:
+        self.client, self.name = client, collection
         wanted = {"embedder": embedder, "chunker": chunker}
+        try:
+            if create:
+                self.collection = client.get_or_create_collection(
+                    collection, embedding_function=None, configuration={"hnsw": {"space": "cosine"}},
+                    metadata=wanted)
+            else:
+                self.collection = client.get_collection(collection, embedding_function=None)
+        except Exception as exc:
+            raise StoreError(f"the vector collection {collection!r} cannot be opened ({exc}). "
+                             "Run `rag ingest` (or `rag ingest --rebuild`) to build it.") from exc
+        built = self.collection.metadata or {}
         for key, value in wanted.items():
             if built.get(key) != value:
                 raise IndexMismatchError(
@@ -102,16 +185,18 @@ class ChromaIndex:
         )
 
     def query(self, vector: np.ndarray, k: int,
-              paper_ids: Sequence[str] | None = None) -> list[ScoredChunk]:
-        """Nearest chunks, optionally only among some papers (metadata filters)."""
-        total = self.collection.count()
-        if total == 0 or (paper_ids is not None and not paper_ids):
+              where: VectorFilter | None = None) -> list[ScoredChunk]:
+        """Nearest chunks, optionally only those passing the metadata filter."""
+        if where is not None and where.empty:
             return []
-        where = {"paper_id": {"$in": list(paper_ids)}} if paper_ids is not None else None
-        reply = self.collection.query(
-            query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=min(k, total),
-            where=where, include=["documents", "metadatas", "distances"],
-        )
+        with _reading():
+            total = self.collection.count()
+            if total == 0:
+                return []
+            reply = self.collection.query(
+                query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=min(k, total),
+                where=chroma_where(where), include=["documents", "metadatas", "distances"],
+            )
         rows = zip(reply["ids"][0], reply["documents"][0], reply["metadatas"][0],
                    reply["distances"][0], strict=True)
         return [ScoredChunk(_chunk_from(i, d, m), 1.0 - float(dist)) for i, d, m, dist in rows]
@@ -120,25 +205,48 @@ class ChromaIndex:
         """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(text_hashes))
-        for start in range(0, len(unique), 500):
-            reply = self.collection.get(where={"text_hash": {"$in": unique[start : start + 500]}},
-                                        include=["embeddings", "metadatas"])
+        for start in range(0, len(unique), _BATCH):
+            with _reading():
+                reply = self.collection.get(where={"text_hash": {"$in": unique[start : start + _BATCH]}},
+                                            include=["embeddings", "metadatas"])
             for meta, vector in zip(reply["metadatas"], reply["embeddings"], strict=True):
                 found[str(meta["text_hash"])] = np.asarray(vector, dtype=np.float32)
+        return found
+
+    def vectors_by_id(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors of these chunks (the answer path: ids come from the catalogue)."""
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(unique), _BATCH):
+            with _reading():
+                reply = self.collection.get(ids=unique[start : start + _BATCH], include=["embeddings"])
+            for cid, vector in zip(reply["ids"], reply["embeddings"], strict=True):
+                found[cid] = np.asarray(vector, dtype=np.float32)
         return found
 
     def chunk_ids(self, paper_ids: Sequence[str]) -> set[str]:
         ids: set[str] = set()
         unique = list(dict.fromkeys(paper_ids))
-        for start in range(0, len(unique), 500):
-            reply = self.collection.get(where={"paper_id": {"$in": unique[start : start + 500]}},
-                                        include=[])
+        for start in range(0, len(unique), _BATCH):
+            with _reading():
+                reply = self.collection.get(where={"paper_id": {"$in": unique[start : start + _BATCH]}},
+                                            include=[])
             ids.update(reply["ids"])
         return ids
+
+    def missing(self, chunk_ids: Sequence[str]) -> set[str]:
+        """Those of these chunk ids the collection does not hold."""
+        absent = set(chunk_ids)
+        unique = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(unique), _BATCH):
+            with _reading():
+                absent -= set(self.collection.get(ids=unique[start : start + _BATCH], include=[])["ids"])
+        return absent
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         if chunk_ids:
             self.collection.delete(ids=list(chunk_ids))
 
     def count(self) -> int:
-        return self.collection.count()
+        with _reading():
+            return int(self.collection.count())

@@ -15,6 +15,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, build_engine
+from rag.library import open_library
+from rag.live import LiveEngine
 from rag.settings import Settings
 
 from .conversations import ConversationLog
@@ -32,12 +34,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.engine = engine or await run_in_threadpool(build_engine, settings)
+        first = engine or await run_in_threadpool(_first_engine, settings)
+        app.state.live = LiveEngine(settings, first)
         app.state.log = ConversationLog(settings.data_dir / "service.sqlite")
         yield
         app.state.log.close()
         if engine is None:
-            app.state.engine.close()
+            app.state.live.current().close()
 
     app = FastAPI(title="abstract-rag", lifespan=lifespan, version="0.1.0",
                   description="Questions over paper abstracts; every claim cited.")
@@ -81,6 +84,12 @@ def document_limits(app: FastAPI, settings: Settings) -> None:
         return app.openapi_schema or schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _first_engine(settings: Settings) -> Engine:
+    """The engine over the live generation; its catalogue keeps one snapshot (an ingest running
+    beside the service is seen when it has finished, through the generation stamp)."""
+    return build_engine(settings, library=open_library(settings, pinned=True))
 
 
 def service_settings() -> Settings:

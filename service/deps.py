@@ -15,7 +15,8 @@ from .schemas import FiltersIn
 
 
 def get_engine(request: Request) -> Engine:
-    return request.app.state.engine
+    """The engine of the newest open index generation; a request keeps it to the end."""
+    return request.app.state.live.current()
 
 
 def get_log(request: Request) -> ConversationLog:
@@ -51,4 +52,7 @@ def ready_question(engine: Engine, question: str) -> str:
     text = check_question(within_limit(question, engine.settings), engine.settings)
     if engine.library.vectors.count() == 0:
         raise IndexNotFoundError("the index is empty; run `rag ingest`, then retry.")
+    if engine.library.catalog.empty():
+        raise IndexNotFoundError("the paper catalogue is empty while the vector store is not: run "
+                                 "`rag ingest` to restore it, then retry.")
     return text

@@ -223,7 +223,7 @@ def mount_slack(app: FastAPI, settings: Settings, *, slack: SlackSettings | None
     if not slack.http_ready:
         log.info("slack: not configured (RAG_SLACK__BOT_TOKEN, RAG_SLACK__SIGNING_SECRET); /slack/* off")
         return None
-    bot = SlackBot(settings, slack, engine_getter or (lambda: app.state.engine),
+    bot = SlackBot(settings, slack, engine_getter or (lambda: app.state.live.current()),
                    log_getter or (lambda: app.state.log))
 
     secret = slack.signing_secret.get_secret_value() if slack.signing_secret else ""

@@ -105,12 +105,21 @@ def llm_engine(library, *replies):
 
 
 def test_a_model_that_declines_despite_strong_evidence_is_retried_on_fewer_abstracts(library):
-    engine = llm_engine(library, "The abstracts do not say.",
-                        "GlimmerNet reduces the memory use of attention by 41.5% [1].")
-    result = answer(engine, "By how much does GlimmerNet reduce the memory use of attention?")
+    settings = library.settings.model_copy(update={"answer": AnswerSettings(**LOW, evidence_margin=1.0)})
+    engine = build_engine(settings, library=library, chat_model=FakeChatModel(
+        "The abstracts do not say.", "The sparse attention method reduces attention memory by 41.5% [1]."))
+    result = answer(engine, "By how much does the sparse attention method cut the memory of attention?")
     first, second = engine.generator.model.prompts
     assert second[1]["content"].count("<abstract ") < first[1]["content"].count("<abstract ")
+    assert 'id="glimmer"' in second[1]["content"]
     assert result.route == "llm" and not result.abstained and "41.5%" in result.text
+
+
+def test_a_model_that_declines_on_the_one_abstract_it_needs_is_not_asked_the_same_again(library):
+    engine = llm_engine(library, "The abstracts do not say.", "unused")
+    result = answer(engine, "By how much does GlimmerNet reduce the memory use of attention?")
+    assert len(engine.generator.model.prompts) == 1
+    assert result.route == "fallback" and "41.5%" in result.text
 
 
 def test_a_model_that_keeps_declining_is_overruled_by_the_offline_answer(library):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag.errors import IndexMismatchError
-from rag.ingest import ingest
+from rag.ingest import ingest, rebuild
 from rag.library import open_library
 from rag.settings import ChunkingSettings, Settings
 
@@ -117,8 +117,12 @@ def test_opening_with_another_embedder_says_how_to_rebuild(settings, corpus_copy
     changed = settings.model_copy(update={"chunking": ChunkingSettings(chunk_size=128)})
     with pytest.raises(IndexMismatchError, match="chunker"):
         open_library(changed, embedder=FakeEmbedder())
-    report, papers, chunks = run(changed, [corpus_copy / "002_c30d0852975d4dec.txt"],
-                                 Other(), rebuild=True)
+    report = rebuild(changed, [corpus_copy / "002_c30d0852975d4dec.txt"], embedder=Other())
+    lib = open_library(changed, embedder=Other())
+    try:
+        papers, chunks = lib.catalog.count(), lib.vectors.count()
+    finally:
+        lib.close()
     assert papers == 24 and report.indexed == 24 and chunks > 22
 
 

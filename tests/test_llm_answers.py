@@ -72,15 +72,20 @@ def test_invented_keys_are_removed_and_counted(library):
 
 
 def test_citations_are_renumbered_densely_in_order_of_first_use(library):
-    engine = engine_with(library, "x")
-    answer(engine, QUESTION)
+    question = "Which papers use contrastive learning?"
+    try:  # read every retrieved abstract, so that several keys are handed out
+        engine = engine_with(library, "x", evidence_margin=1.0, min_evidence=0.0)
+        answer(engine, question)
+    finally:
+        library.settings = library.settings.model_copy(update={"answer": AnswerSettings()})
     mapping = keys_in(engine.generator.model)
-    second = next(k for k, pid in mapping.items() if pid != "000-0001")
-    other = library.catalog.get(mapping[second])
-    first_sentence = other.text.split(". ")[0]
-    engine.generator.model.replies.append(f"{first_sentence} [{second}]. {GOOD} [1].")
-    result = answer(engine, QUESTION)
-    assert [(c.key, c.paper_id) for c in result.citations] == [(1, other.id), (2, "000-0001")]
+    assert len(mapping) >= 2, "a list question reads several abstracts"
+    low, high = min(mapping), max(mapping)
+    later, earlier = library.catalog.get(mapping[high]), library.catalog.get(mapping[low])
+    engine.generator.model.replies.append(f"{later.abstract.split('. ')[0]} [{high}]. "
+                                          f"{earlier.abstract.split('. ')[0]} [{low}].")
+    result = answer(engine, question)
+    assert [(c.key, c.paper_id) for c in result.citations] == [(1, later.id), (2, earlier.id)]
     assert result.text.endswith("[2]")
 
 
@@ -179,7 +184,8 @@ def test_shipped_prompts_load_and_show_valid_and_invalid_citation_forms():
     prompts = load_prompts(PROJECT_ROOT / "prompts")
     assert set(prompts) == {"answer", "condense", "rerank", "judge"}
     assert "Valid:" in prompts["answer"].system and "Invalid:" in prompts["answer"].system
-    assert ABSTAIN_TEXT in prompts["answer"].system
+    # no literal abstain sentence to copy: a small model given one declines nearly everything
+    assert ABSTAIN_TEXT not in prompts["answer"].system
 
 
 @pytest.mark.parametrize("edit, message", [

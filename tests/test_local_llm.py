@@ -15,7 +15,7 @@ import pytest
 
 from rag.ingest import ingest
 from rag.library import open_library
-from rag.local_llm import server_command
+from rag.local_llm import local_model, server_command
 from rag.settings import BUNDLED_CORPUS, Settings
 
 from .conftest import free_port
@@ -28,7 +28,8 @@ pytestmark = pytest.mark.integration
 def llm_url(tmp_path_factory):
     port = free_port()
     log = (tmp_path_factory.mktemp("llm") / "server.log").open("w")
-    proc = subprocess.Popen(server_command(port=port), stdout=log, stderr=subprocess.STDOUT)
+    model = local_model("smollm2", tmp_path_factory.mktemp("models"))
+    proc = subprocess.Popen(server_command(model, port=port), stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:

@@ -194,11 +194,12 @@ def test_the_rate_limit_answers_429_with_retry_after(library):
 
 def test_an_unexpected_error_is_a_500_problem_without_a_traceback(library):
     with client_for(library, raise_errors=False) as c:
-        c.app.state.engine.library.catalog, real = None, c.app.state.engine.library.catalog
+        engine = c.app.state.live.current()
+        engine.library.catalog, real = None, engine.library.catalog
         try:
             reply = c.get("/api/papers/000-0001")
         finally:
-            c.app.state.engine.library.catalog = real
+            engine.library.catalog = real
     assert reply.status_code == 500
     assert reply.json()["code"] == "internal_error" and "Traceback" not in reply.text
 

@@ -165,13 +165,13 @@ def test_n_of_one_and_a_max_tokens_are_accepted(client):
 def test_a_500_is_counted_in_metrics_and_logged_once_without_reraising(library, caplog):
     app = app_for(library)
     with TestClient(app, raise_server_exceptions=True) as c:  # would raise if anything re-raised
-        real = c.app.state.engine.library.catalog
-        c.app.state.engine.library.catalog = None
+        real = c.app.state.live.current().library.catalog
+        c.app.state.live.current().library.catalog = None
         try:
             with caplog.at_level(logging.ERROR):
                 reply = c.get("/api/papers/000-0001")
         finally:
-            c.app.state.engine.library.catalog = real
+            c.app.state.live.current().library.catalog = real
         metrics = c.get("/metrics").text
     assert is_problem(reply, 500, "internal_error") and "Traceback" not in reply.text
     assert 'rag_http_requests_total{method="GET",route="/api/papers/{paper_id}",status="500"}' in metrics

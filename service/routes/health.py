@@ -7,6 +7,8 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
 
+from rag.live import index_problem
+
 router = APIRouter(tags=["operations"])
 
 
@@ -18,20 +20,26 @@ async def healthz() -> dict:
 @router.get("/readyz", responses={503: {"description": "starting, or the index is empty or "
                                                   "unreachable; see Retry-After"}})
 async def readyz(request: Request) -> JSONResponse:
-    engine = getattr(request.app.state, "engine", None)
-    if engine is None:
+    live = getattr(request.app.state, "live", None)
+    if live is None:
         return JSONResponse(status_code=503, headers={"Retry-After": "5"},
                             content={"code": "starting", "message": "the engine is still loading."})
+    engine = live.current()
     try:
         chunks = await run_in_threadpool(engine.library.vectors.count)
         papers = await run_in_threadpool(engine.library.catalog.count)
+        problem = await run_in_threadpool(index_problem, live)
     except Exception as exc:  # the store itself is unreachable or broken
         return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
             "code": "store_unavailable", "message": f"the vector store does not answer ({exc})."})
     if chunks == 0:
         return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
             "code": "index_empty", "message": "the index is empty; run `rag ingest`."})
+    if problem:
+        return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
+            "code": "index_inconsistent", "message": problem})
     return JSONResponse({"status": "ready", "papers": papers, "chunks": chunks,
+                         "generation": engine.library.stamp.generation,
                          "generator": engine.generator.name})
 
 

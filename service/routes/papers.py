@@ -60,13 +60,7 @@ async def list_papers(author: str | None = Query(None, max_length=200),
                       q: str | None = Query(None, max_length=500),
                       page: int = Query(1, ge=1), size: int = Query(20, ge=1, le=200),
                       engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> dict:
-    def matching() -> list[Paper]:
-        wanted = Filters(author=author)
-        needle = (q or "").lower()
-        return [p for p in engine.library.catalog.papers()
-                if wanted.matches(p) and needle in (p.abstract + " " + " ".join(p.authors)).lower()]
-
-    papers = await run_in_threadpool(matching)
-    start = (page - 1) * size
-    return {"total": len(papers), "page": page, "size": size,
-            "items": [paper_out(p).model_dump() for p in papers[start : start + size]]}
+    total, papers = await run_in_threadpool(engine.library.catalog.page, Filters(author=author),
+                                            q or "", (page - 1) * size, size)
+    return {"total": total, "page": page, "size": size,
+            "items": [paper_out(p).model_dump() for p in papers]}

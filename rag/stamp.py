@@ -1,0 +1,71 @@
+"""The index generation stamp: ``index.json`` in the data directory, written last by every
+ingest (atomically: a temporary file renamed over it). It names the live catalogue file and
+vector collection and the counts they had, so that
+
+- a running service notices a finished ingest with one ``stat`` and reopens (``live.py``);
+- ``--rebuild`` builds a new catalogue file and collection beside the live ones and swaps them
+  in by writing the stamp, so readers never see an empty or half-built index;
+- a catalogue and a vector store that disagree (a lost file) are detected, not trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+STAMP_FILE = "index.json"
+
+
+@dataclass(frozen=True)
+class Stamp:
+    generation: int = 0
+    collection: str = "abstracts"
+    catalog: str = "papers.sqlite"
+    papers: int = 0
+    chunks: int = 0
+
+    def next_build(self, base: str) -> Stamp:
+        """Where a rebuild writes: a new catalogue file and collection for the next generation."""
+        generation = self.generation + 1
+        return replace(self, generation=generation, collection=f"{base}-g{generation}",
+                       catalog=f"papers-g{generation}.sqlite", papers=0, chunks=0)
+
+
+def stamp_path(settings: Settings) -> Path:
+    return settings.data_dir / STAMP_FILE
+
+
+def read_stamp(settings: Settings) -> Stamp:
+    """The live generation; before the first ingest, generation 0 with the default names."""
+    try:
+        data = json.loads(stamp_path(settings).read_text(encoding="utf-8"))
+        return Stamp(**{k: data[k] for k in Stamp.__dataclass_fields__ if k in data})
+    except FileNotFoundError:
+        return Stamp(collection=settings.collection)
+    except (OSError, ValueError, TypeError):
+        return Stamp(collection=settings.collection)
+
+
+def write_stamp(settings: Settings, stamp: Stamp) -> None:
+    path = stamp_path(settings)
+    temporary = path.with_suffix(".json.tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        json.dump(asdict(stamp), handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def stamp_token(settings: Settings) -> tuple[int, int, int] | None:
+    """A cheap fingerprint of the stamp file (one stat): it changes when an ingest finishes."""
+    try:
+        st = stamp_path(settings).stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
