@@ -83,13 +83,16 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
             finally:
                 lib.close()
     for problem in report.problems:
-        click.echo(f"skipped {problem}", err=True)
+        click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
+    rows = sum(p.line is not None for p in report.problems)
+    unread = len(report.problems) - rows
     click.echo(
         f"{report.papers} papers read from {report.files} files ({report.metadata_only} "
         f"without abstract): {report.indexed} indexed, {report.unchanged} unchanged, "
         f"{report.duplicates_merged} duplicates merged, {report.removed} removed, "
-        f"{len(report.problems)} rows skipped; {report.chunks_embedded} chunks embedded, "
-        f"{report.chunks_reused} reused; {report.seconds:.1f} s; index generation {report.generation}"
+        f"{rows} rows skipped{f', {unread} files not read' if unread else ''}; "
+        f"{report.chunks_embedded} chunks embedded, {report.chunks_reused} reused; "
+        f"{report.seconds:.1f} s; index generation {report.generation}"
     )
     if report.repaired:
         click.echo(f"repaired: {report.repaired} papers had lost their vectors and were indexed again.",
@@ -142,7 +145,7 @@ def print_answer(result) -> None:  # type: ignore[no-untyped-def]
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
 @click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
-@click.option("--stream", is_flag=True, help="Print the LLM's text as it comes, then the checked answer.")
+@click.option("--stream", is_flag=True, help="Print the checked answer sentence by sentence.")
 @filter_options
 @click.pass_obj
 def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream: bool,
@@ -255,12 +258,14 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
     if not loopback and not settings.service.api_keys:
         raise RagError(f"refusing to serve on {host} without API keys: set RAG_SERVICE__API_KEYS="
                        "'[\"a-long-secret\"]' or serve on 127.0.0.1.")
+    from service.app import uvicorn_options
+
     from .library import open_library
 
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
-                log_level="warning")
+                log_level="warning", **uvicorn_options(settings))  # type: ignore[arg-type]
 
 
 @cli.group("eval", invoke_without_command=True)

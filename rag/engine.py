@@ -20,7 +20,7 @@ from .injection import scrub
 from .intent import parse_intent
 from .keyword import chunks_saying
 from .library import Library, method_index, open_library
-from .llm import ChatModel, build_chat_model
+from .llm import ChatModel, answer_deadline, build_chat_model
 from .llm_answer import LLMAnswerer
 from .llm_query import LLMReranker, LLMRewriter
 from .metadata import author_answer
@@ -30,6 +30,7 @@ from .rerank import NoReranker, Reranker
 from .retrieval import Filters, retrieve
 from .settings import Settings
 from .support import EmbeddingOverlapScorer, SupportScorer
+from .textcheck import bad_text, tidy
 from .types import Answer, RetrievedPaper, ScoredPaper, SentenceSupport
 
 
@@ -71,7 +72,9 @@ def build_engine(settings: Settings, *, library: Library | None = None,
 
 
 def check_question(question: str, settings: Settings) -> str:
-    text = " ".join((question or "").split())
+    if why := bad_text(question or ""):
+        raise InputError(f"the question holds {why}. Send it as UTF-8 text.")
+    text = " ".join(tidy(question or "").split())
     if not text:
         raise InputError("the question is empty. Ask something, e.g. "
                          "rag ask \"Which papers reduce KV-cache memory?\"")
@@ -126,13 +129,15 @@ def answer_stream(engine: Engine, question: str, *, k: int | None = None,
     started = time.perf_counter()
     asked = check_question(question, engine.settings)
     _require_index(engine)
-    standalone = engine.rewriter.rewrite(clean_question(asked), history)
-    evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
-    retrieved_at = time.perf_counter()
-    if draft is not None:
-        result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)", "metadata")
-    else:
-        result = _generate_checked(engine, asked, standalone, evidence)
+    with answer_deadline(engine.settings.llm.timeout):  # one deadline for all the LLM calls
+        standalone = engine.rewriter.rewrite(clean_question(asked), history)
+        evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
+        retrieved_at = time.perf_counter()
+        if draft is not None:
+            result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)",
+                             "metadata")
+        else:
+            result = _generate_checked(engine, asked, standalone, evidence)
     generated_at = time.perf_counter()
     if not result.abstained:
         yield from _pieces(result.text)

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .embedding import embed_batched
-from .errors import StoreError
-from .formats import Problem, input_files, read_file
-from .embedding import Embedder
+from .embedding import Embedder, embed_batched
+from .errors import FormatError, StoreError
+from .formats import Problem, read_file, scan
 from .library import Library, open_library
+from .origins import Origins, origin_of
 from .papers import DuplicateFinder, merge, text_hash
 from .settings import Settings
 from .stamp import read_stamp, write_stamp
@@ -56,8 +56,12 @@ class IngestReport:
 
 
 def count_lines(path: Path) -> int:
-    with path.open("rb") as handle:
-        return sum(1 for _ in handle)
+    """For the progress bar; a file that cannot be opened counts 0 (reading it reports why)."""
+    try:
+        with path.open("rb") as handle:
+            return sum(1 for _ in handle)
+    except OSError:
+        return 0
 
 
 @contextmanager
@@ -151,13 +155,22 @@ def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
             batch_size: int, should_stop: StopCheck) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport()
-    files = [f for p in paths for f in input_files(Path(p))]
+    files: list[Path] = []
+    for given in paths:
+        found, ignored = scan(Path(given))
+        files += found
+        report.problems += ignored
     tick = progress or (lambda event, amount: None)
     tick("total", sum(count_lines(f) for f in files))
     report.repaired = _forget_lost_vectors(lib)
     finder = DuplicateFinder(lib.catalog)
+    origins = Origins(lib.catalog.db)
     for path in files:
-        _ingest_file(lib, path, finder, report, tick, batch_size, should_stop)
+        try:
+            _ingest_file(lib, path, finder, origins, report, tick, batch_size, should_stop)
+        except FormatError as exc:  # this file only: the others are still read
+            log.warning("%s", exc)
+            report.problems.append(Problem(path.name, None, f"{exc}; the rest of the file skipped"))
         report.files += 1
     if report.repaired:
         report.unrepaired = len(_papers_without_vectors(lib))
@@ -183,12 +196,14 @@ def _forget_lost_vectors(lib: Library) -> int:
     return len(lost)
 
 
-def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, report: IngestReport,
-                 tick: Progress, batch_size: int, should_stop: StopCheck) -> None:
+def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Origins,
+                 report: IngestReport, tick: Progress, batch_size: int, should_stop: StopCheck) -> None:
+    """Read one file to its end, index it, then drop the papers that only this file (by its
+    resolved path) gave and no longer gives. A file that fails half-way removes nothing."""
     seen: set[str] = set()
     batch: list[Paper] = []
     done_lines = 0
-    for item in read_file(path):
+    for item in read_file(path, lib.settings.ingest.max_abstract_chars):
         if isinstance(item, Problem):
             log.warning("%s", item)
             report.problems.append(item)
@@ -203,7 +218,9 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, report: Inge
             done_lines, batch = batch[-1].line or done_lines, []
     _index_batch(lib, batch, finder, report)
     tick("advance", count_lines(path) - done_lines)
-    stale = lib.catalog.ids_from(path.name) - seen
+    origin = origin_of(path)
+    origins.claim(origin, seen)
+    stale = origins.release(origin, origins.ids_from(origin) - seen)
     if stale:
         lib.vectors.delete(sorted(lib.vectors.chunk_ids(sorted(stale))))
         lib.catalog.remove(stale)

@@ -25,6 +25,11 @@ class ChunkingSettings(BaseModel):
     chunk_overlap: int = Field(32, ge=0, le=1024, description="tokens shared by neighbouring chunks")
 
 
+class IngestSettings(BaseModel):
+    max_abstract_chars: int = Field(
+        20_000, ge=100, description="a longer abstract is reported and skipped (its row only)")
+
+
 class EmbeddingSettings(BaseModel):
     backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = "minilm-onnx"
     model: str = "all-MiniLM-L6-v2"
@@ -107,8 +112,12 @@ class LLMSettings(BaseModel):
     api_key: SecretStr | None = None
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int = Field(400, ge=16, le=8192)
-    timeout: float = Field(60.0, gt=0, description="seconds per request")
-    retries: int = Field(1, ge=0, le=10)
+    timeout: float = Field(60.0, gt=0, description="seconds per answer, shared by all its LLM "
+                           "calls (rewrite, rerank, answer, retries)")
+    retries: int = Field(1, ge=0, le=10, description="retries of a call that failed quickly "
+                         "(refused, HTTP 429/5xx), within the answer's time")
+    breaker_seconds: float = Field(15.0, ge=0, description="after a failure, the endpoint is not "
+                                   "called for this long (answers fall back at once)")
     rewrite_followups: bool = Field(True, description="condense follow-ups with the LLM")
     rerank: bool = Field(False, description="let the LLM reorder retrieved papers")
 
@@ -137,7 +146,14 @@ class ServiceSettings(BaseModel):
     port: int = Field(8000, ge=1, le=65535)
     api_keys: list[SecretStr] = Field(default_factory=list, description="Bearer keys; none = loopback only")
     rate_limit_per_minute: int = Field(120, ge=1, description="requests per key (or client) per minute")
-    max_body_bytes: int = Field(64_000, ge=1_000)
+    max_body_bytes: int = Field(64_000, ge=1_000, description="bytes of a request body read, at most")
+    open_paths: list[str] = Field(
+        default_factory=lambda: ["/healthz", "/readyz"],
+        description="paths that need no API key when keys are set; an entry ending in '/' opens "
+        "everything under it (e.g. /docs, /openapi.json, /metrics, /v1/models, /static/)")
+    trusted_proxies: list[str] = Field(
+        default_factory=list, description="addresses of reverse proxies whose X-Forwarded-For "
+        "and X-Forwarded-Proto are believed; none = the socket's peer is the client")
     conversation_turns: int = Field(6, ge=0, description="earlier questions used for follow-ups")
 
 
@@ -229,6 +245,7 @@ class Settings(BaseSettings):
     collection: str = "abstracts"
     store: StoreSettings = StoreSettings()
     chunking: ChunkingSettings = ChunkingSettings()
+    ingest: IngestSettings = IngestSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     answer: AnswerSettings = AnswerSettings()

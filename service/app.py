@@ -1,39 +1,32 @@
 """The HTTP service: ``create_app(settings)`` builds the engine once in the lifespan; routes get
-it through dependencies (tests swap parts with ``app.dependency_overrides``). RagError and
-ApiError become JSON problems here and only here."""
+it through dependencies (tests swap parts with ``app.dependency_overrides``). Every error
+becomes a JSON problem in one place, ``problems.py``."""
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, build_engine
 from rag.library import open_library
 from rag.live import LiveEngine
-from rag.errors import IndexMismatchError, IndexNotFoundError, InputError, LLMError, RagError, StoreError
 from rag.settings import Settings
 
 from .conversations import ConversationLog
-from .guards import ApiError, BodyLimit, RateLimiter
-from .metrics import LATENCY, REQUESTS
+from .guards import BodyLimit, KeyRequired, RateLimiter
+from .problems import Observe, install
 from .routes import ask, health, openai_compat, papers
 from .slack import mount_slack
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
-
-_STATUS = {InputError: (422, "invalid_question"), IndexNotFoundError: (503, "index_empty"),
-           IndexMismatchError: (503, "index_mismatch"), StoreError: (503, "store_unavailable"),
-           LLMError: (502, "llm_unavailable")}
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
@@ -53,42 +46,12 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                   description="Questions over paper abstracts; every claim cited.")
     app.state.settings = settings
     app.state.limiter = RateLimiter(settings.service.rate_limit_per_minute)
+    install(app)
+    # Inner to outer: the body cap, the key check, then Observe (metrics and the last word on
+    # errors) outside everything, so 401s, 413s and 500s are counted too.
     app.add_middleware(BodyLimit, max_bytes=settings.service.max_body_bytes)
-
-    @app.middleware("http")
-    async def measure(request: Request, call_next):  # type: ignore[no-untyped-def]
-        started = time.perf_counter()
-        response = await call_next(request)
-        route = request.scope.get("route")
-        path = getattr(route, "path", "unmatched")
-        REQUESTS.labels(request.method, path, str(response.status_code)).inc()
-        LATENCY.labels(path).observe(time.perf_counter() - started)
-        return response
-
-    @app.exception_handler(ApiError)
-    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
-        return JSONResponse(status_code=exc.status, headers=headers,
-                            content={"code": exc.code, "message": exc.message})
-
-    @app.exception_handler(RagError)
-    async def rag_error(request: Request, exc: RagError) -> JSONResponse:
-        status, code = next((v for k, v in _STATUS.items() if isinstance(exc, k)), (400, "bad_request"))
-        headers = {"Retry-After": "30"} if status == 503 else None
-        return JSONResponse(status_code=status, headers=headers, content={"code": code, "message": str(exc)})
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return JSONResponse(status_code=422, content={
-            "code": "invalid_request", "message": f"{where or 'request'}: {first.get('msg', 'invalid')}"})
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s", request.url.path)
-        return JSONResponse(status_code=500, content={
-            "code": "internal_error", "message": "something went wrong on our side; it was logged."})
+    app.add_middleware(KeyRequired, settings=settings.service)
+    app.add_middleware(Observe)
 
     for router in (ask.router, openai_compat.router, papers.router, health.router):
         app.include_router(router)
@@ -99,7 +62,28 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    document_limits(app, settings)
     return app
+
+
+def document_limits(app: FastAPI, settings: Settings) -> None:
+    """/openapi.json states the question's cap as configured (RAG_ANSWER__MAX_QUESTION_CHARS)."""
+    default = app.openapi
+    limit = settings.answer.max_question_chars
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = default()
+            models = schema["components"]["schemas"]
+            models["AskRequest"]["properties"]["question"]["maxLength"] = limit
+            models["ChatCompletionRequest"]["properties"]["messages"]["contains"]["properties"][
+                "content"]["maxLength"] = limit
+            for parameter in schema["paths"]["/api/search"]["get"]["parameters"]:
+                if parameter["name"] == "q":
+                    parameter["schema"]["maxLength"] = limit
+        return app.openapi_schema or schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _first_engine(settings: Settings) -> Engine:
@@ -122,3 +106,12 @@ def service_settings() -> Settings:
 def app_factory() -> FastAPI:
     """For `uvicorn --factory service.app:app_factory` and `rag serve` (settings from env)."""
     return create_app(service_settings())
+
+
+def uvicorn_options(settings: Settings) -> dict[str, object]:
+    """How uvicorn treats X-Forwarded-For/-Proto: believed only from the configured proxies.
+    (uvicorn's own default believes them from 127.0.0.1, so anyone on the machine, or behind a
+    local proxy that passes the header through, could pick their own client address and slip
+    past the per-client rate limit.)"""
+    proxies = settings.service.trusted_proxies
+    return {"proxy_headers": bool(proxies), "forwarded_allow_ips": ",".join(proxies) or None}

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fastapi import Request
 
 from rag.engine import Engine, check_question
-from rag.errors import IndexNotFoundError
+from rag.errors import IndexNotFoundError, InputError
 from rag.retrieval import Filters, parse_years
+from rag.settings import Settings
 
 from .conversations import ConversationLog
 from .guards import caller_of
@@ -37,9 +38,18 @@ def to_filters(filters: FiltersIn | None) -> Filters:
                    venue=filters.venue or None, source=filters.source or None)
 
 
+def within_limit(text: str, settings: Settings) -> str:
+    """The question's cap applies to what was sent (as /openapi.json documents it)."""
+    limit = settings.answer.max_question_chars
+    if len(text) > limit:
+        raise InputError(f"the question is {len(text)} characters long; the limit is {limit} "
+                         "(RAG_ANSWER__MAX_QUESTION_CHARS). Shorten it to the question itself.")
+    return text
+
+
 def ready_question(engine: Engine, question: str) -> str:
     """Validate before any streaming starts, so errors are proper HTTP statuses."""
-    text = check_question(question, engine.settings)
+    text = check_question(within_limit(question, engine.settings), engine.settings)
     if engine.library.vectors.count() == 0:
         raise IndexNotFoundError("the index is empty; run `rag ingest`, then retry.")
     if engine.library.catalog.empty():

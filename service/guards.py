@@ -1,5 +1,6 @@
-"""Who may call, how often, how much: API keys as Bearer tokens, a per-key (or per-client)
-rate limit answered with 429 and Retry-After, and a cap on request body size."""
+"""Who may call, how often, how much: API keys as Bearer tokens on every path but the ones the
+settings open, a per-key (or per-client) rate limit answered with 429 and Retry-After, and a
+cap on the bytes of a request body actually read."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import threading
 import time
 
 from fastapi import Request
-from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rag.settings import ServiceSettings
 
@@ -59,15 +62,71 @@ def caller_of(request: Request, settings: ServiceSettings) -> str:
     raise ApiError(401, "invalid_api_key", "the API key is not valid; check RAG_SERVICE__API_KEYS.")
 
 
-class BodyLimit(BaseHTTPMiddleware):
-    def __init__(self, app, max_bytes: int) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(app)
-        self.max_bytes = max_bytes
+class BodyTooLarge(HTTPException):
+    """Raised while reading a body that went over the cap; FastAPI lets HTTPExceptions through,
+    and the app renders this one as a 413 problem (``body_too_large``)."""
 
-    async def dispatch(self, request, call_next):  # type: ignore[no-untyped-def]
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > self.max_bytes:
-            return JSONResponse(status_code=413, content={
-                "code": "body_too_large",
-                "message": f"the request body is over {self.max_bytes} bytes; send the question only."})
-        return await call_next(request)
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, f"the request body is over {max_bytes} bytes; send the question only.")
+
+
+class BodyLimit:
+    """Caps the bytes actually read, not what Content-Length claims: a chunked upload is cut off
+    at the cap. A declared length over the cap is refused before anything is read."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length", "")
+        if length.isdigit() and int(length) > self.max_bytes:
+            await problem(413, "body_too_large", BodyTooLarge(self.max_bytes).detail)(scope, receive, send)
+            return
+        read = 0
+
+        async def limited() -> Message:
+            nonlocal read
+            message = await receive()
+            if message["type"] == "http.request":
+                read += len(message.get("body", b""))
+                if read > self.max_bytes:
+                    raise BodyTooLarge(self.max_bytes)
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def is_open(path: str, open_paths: list[str]) -> bool:
+    """Paths that need no API key: exact matches, or everything under an entry ending in '/'.
+    Slack's endpoints are always open to Bearer-less calls: Slack signs them instead."""
+    if path.startswith("/slack/"):
+        return True
+    return any(path == p or (p.endswith("/") and path.startswith(p)) for p in open_paths)
+
+
+class KeyRequired:
+    """With API keys configured, every path needs one (docs, schema, metrics and /v1/models
+    included) except those the settings open (default: /healthz and /readyz)."""
+
+    def __init__(self, app: ASGIApp, settings: ServiceSettings) -> None:
+        self.app, self.settings = app, settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.settings.api_keys and not is_open(
+                scope["path"], self.settings.open_paths):
+            try:
+                caller_of(Request(scope), self.settings)
+            except ApiError as exc:
+                await problem(exc.status, exc.code, exc.message)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def problem(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """Every error the service answers: ``{code, message}``. Text a caller sent may hold lone
+    surrogates, which UTF-8 cannot carry; they are escaped, so rendering a problem never fails."""
+    safe = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse(status_code=status, headers=headers, content={"code": code, "message": safe})

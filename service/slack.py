@@ -32,6 +32,7 @@ from rag.settings import Settings
 from . import slack_blocks as ui
 from .conversations import ConversationLog
 from .slack_blocks import ChannelSettings, SlackFilters, SlackSettings, SlackStore, user_hash
+from .slack_guard import slack_request_problem
 
 log = logging.getLogger(__name__)
 PATHS = ("/slack/events", "/slack/commands", "/slack/actions")
@@ -225,8 +226,13 @@ def mount_slack(app: FastAPI, settings: Settings, *, slack: SlackSettings | None
     bot = SlackBot(settings, slack, engine_getter or (lambda: app.state.live.current()),
                    log_getter or (lambda: app.state.log))
 
+    secret = slack.signing_secret.get_secret_value() if slack.signing_secret else ""
+
     async def slack_endpoint(request: Request) -> Response:
-        bolt_request = to_bolt_request(request, await request.body())
+        body = await request.body()
+        if refused := slack_request_problem(body, request.headers, secret):
+            return refused
+        bolt_request = to_bolt_request(request, body)
         return to_starlette_response(await run_in_threadpool(bot.app.dispatch, bolt_request))
 
     for path in PATHS:

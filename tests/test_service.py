@@ -90,11 +90,12 @@ def test_filters_are_applied(client):
                                          "filters": {"author": "Zhouhan Lin"}}).json()
     assert all(r["paper_id"].startswith("001-") for r in body["retrieved"])
     bad = client.post("/api/ask", json={"question": QUESTION, "filters": {"year": "lately"}})
-    assert bad.status_code == 422 and bad.json()["code"] == "invalid_question"
+    assert bad.status_code == 422 and bad.json()["code"] == "invalid_request"
 
 
 @pytest.mark.parametrize("payload, status, code", [
-    ({"question": ""}, 422, "invalid_question"),
+    ({"question": ""}, 422, "invalid_request"),
+    ({"question": "  \t \x00"}, 422, "invalid_request"),
     ({"question": "why " * 1000}, 422, "invalid_question"),
     ({}, 422, "invalid_request"),
     ({"question": 42}, 422, "invalid_request"),

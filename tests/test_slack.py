@@ -434,3 +434,33 @@ def test_socket_mode_refuses_to_start_without_an_app_token(settings):
 
     with pytest.raises(RagError, match="RAG_SLACK__APP_TOKEN"):
         run_socket_mode(settings, slack=SlackSettings(bot_token=TOKEN))
+
+
+@pytest.mark.parametrize("timestamp", [None, "", "yesterday", "1.7e9", "-"],
+                         ids=["missing", "empty", "words", "float", "dash"])
+def test_a_missing_or_non_numeric_timestamp_is_a_401_problem(client, fake, timestamp):
+    body = event_body(mention())
+    headers = {"Content-Type": "application/json", **sign(SECRET, body)}
+    if timestamp is None:
+        del headers["X-Slack-Request-Timestamp"]
+    else:
+        headers["X-Slack-Request-Timestamp"] = timestamp
+    reply = client.post("/slack/events", content=body, headers=headers)
+    assert reply.status_code == 401 and reply.json()["code"] == "invalid_slack_signature"
+    assert [c.method for c in fake.calls if c.method != "auth.test"] == []
+
+
+@pytest.mark.parametrize("path, body, content_type", [
+    ("/slack/events", "{not json", "application/json"),
+    ("/slack/events", "[1, 2]", "application/json"),
+    ("/slack/events", '"a string"', "application/json"),
+    ("/slack/actions", "payload=%7Bbroken", FORM),
+    ("/slack/actions", "payload=%5B%5D", FORM),
+    ("/slack/commands", "\x00\x01\x02", FORM),
+    ("/slack/events", "", "application/json"),
+], ids=["bad-json", "json-list", "json-string", "bad-payload", "payload-list", "binary", "empty"])
+def test_a_garbage_body_with_a_valid_signature_is_a_400_problem(client, fake, path, body, content_type):
+    reply = post(client, path, body, content_type)
+    assert reply.status_code == 400, reply.text
+    assert reply.json()["code"] == "invalid_slack_request"
+    assert [c.method for c in fake.calls if c.method != "auth.test"] == []

@@ -10,27 +10,35 @@ from pathlib import Path
 from ..papers import make_paper
 from ..text import strip_latex
 from ..types import Paper
-from . import Problem
+from . import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
 
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*[{(]")
 _FIELD = re.compile(r"\s*([A-Za-z][\w\-:]*)\s*=\s*")
 _SKIP_TYPES = {"string", "comment", "preamble"}
+_TYPES = ("article|book|booklet|conference|inbook|incollection|inproceedings|manual|mastersthesis|"
+          "misc|phdthesis|proceedings|techreport|unpublished|online|report|thesis|preprint|dataset|"
+          "software|string|comment|preamble")
+_NEW_ENTRY = re.compile(rf"^\s*@\s*(?:{_TYPES})\s*[{{(]", re.IGNORECASE)
+UNBALANCED = "\x00unbalanced"
 
 
 def _entries(path: Path) -> Iterator[tuple[int, str, str]]:
-    """(line, type, body) for each entry, read line by line so that big files stream."""
+    """(line, type, body) for each entry, read line by line so that big files stream. An entry
+    still open when a line starts a new one (``@article{`` at the start of a line) lost a brace:
+    it is given up as unbalanced, and the new entry is read, not swallowed."""
     buffer: list[str] = []
     depth = 0
     start = 0
     kind = ""
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8", errors=ENCODING_ERRORS) as handle:
         for number, line in enumerate(handle, start=1):
+            if depth > 0 and _NEW_ENTRY.match(line):
+                yield start, kind, UNBALANCED
+                buffer, depth = [], 0
             if depth == 0:
                 match = _ENTRY_START.search(line)
                 if not match:
                     continue
-                if buffer:
-                    yield start, kind, "".join(buffer)
                 kind, start, buffer = match.group(1).lower(), number, []
                 line = line[match.end():]
                 depth = 1
@@ -43,11 +51,13 @@ def _entries(path: Path) -> Iterator[tuple[int, str, str]]:
                     break
             else:
                 buffer.append(line)
-    if depth > 0 or buffer:
-        yield start, kind, "\x00unbalanced"
+    if depth > 0:
+        yield start, kind, UNBALANCED
 
 
 def _value(body: str, pos: int) -> tuple[str, int]:
+    if pos >= len(body):
+        raise ValueError("a field without a value")
     if body[pos] == "{":
         depth, i = 0, pos
         while i < len(body):
@@ -66,6 +76,7 @@ def _value(body: str, pos: int) -> tuple[str, int]:
 
 
 def _fields(body: str) -> tuple[str, dict[str, str]]:
+    """The citation key and the fields' raw values (LaTeX not yet stripped)."""
     key, _, rest = body.partition(",")
     fields: dict[str, str] = {}
     pos = 0
@@ -74,7 +85,7 @@ def _fields(body: str) -> tuple[str, dict[str, str]]:
         if not match:
             break
         value, pos = _value(rest, match.end())
-        fields[match.group(1).lower()] = " ".join(strip_latex(value).split())
+        fields[match.group(1).lower()] = value
         pos = rest.find(",", pos)
         if pos < 0:
             break
@@ -90,18 +101,22 @@ def _author_names(raw: str) -> tuple[str, ...]:
     return tuple(n for n in names if n and n.lower() != "others")
 
 
-def read(path: Path) -> Iterator[Paper | Problem]:
+def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
     for line, kind, body in _entries(path):
         if kind in _SKIP_TYPES:
             continue
-        if body == "\x00unbalanced":
+        if body == UNBALANCED:
             yield Problem(path.name, line, "entry never closes (unbalanced braces); skipped")
             continue
         try:
-            key, fields = _fields(body)
+            key, raw = _fields(body)
         except ValueError as exc:
             yield Problem(path.name, line, f"malformed entry ({exc}); skipped")
             continue
+        if why := abstract_problem(raw.get("abstract", ""), max_chars):
+            yield Problem(path.name, line, why)
+            continue
+        fields = {name: " ".join(strip_latex(value).split()) for name, value in raw.items()}
         if not fields.get("abstract"):
             yield Problem(path.name, line, f"entry {key or '?'} has no abstract; skipped")
             continue

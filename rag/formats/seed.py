@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..papers import make_paper, seed_id, split_authors
 from ..types import Paper
-from . import Problem
+from . import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
 
 _VENUE_LINE = re.compile(
     r"^(?P<authors>.+?)\.\s+(?P<venue>(?:Proceedings|Findings|Transactions|Advances|Journal|"
@@ -32,18 +32,22 @@ def _kind(line: str) -> str:
 
 
 def _paragraphs(path: Path) -> Iterator[tuple[int, str]]:
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8", errors=ENCODING_ERRORS) as handle:
         for number, raw in enumerate(handle, start=1):
             if raw.strip():
                 yield number, raw.strip()
 
 
-def read(path: Path) -> Iterator[Paper | Problem]:
+def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
     name = path.name
     pending: tuple[int, str] | None = None  # a short line waiting to see what follows it
     p_first = False  # whether that pending line was the first paragraph of the file
     first = True
     for number, line in _paragraphs(path):
+        if why := abstract_problem(line, max_chars):
+            yield Problem(name, number, why)
+            pending, first = None, False
+            continue
         kind = _kind(line)
         if pending is not None:
             p_number, p_line = pending

@@ -17,13 +17,13 @@ from typing import Any
 
 from ..papers import content_id, make_paper, split_authors
 from ..types import Paper
-from . import Problem
+from . import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
 
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
 
-def read_jsonl(path: Path) -> Iterator[Paper | Problem]:
-    with path.open(encoding="utf-8-sig") as handle:
+def read_jsonl(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
+    with path.open(encoding="utf-8-sig", errors=ENCODING_ERRORS) as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -37,13 +37,13 @@ def read_jsonl(path: Path) -> Iterator[Paper | Problem]:
                 continue
             if "authors_parsed" in row or "journal-ref" in row or "versions" in row:
                 row = _from_arxiv(row)
-            yield _record(path.name, number, row)
+            yield _record(path.name, number, row, max_chars)
 
 
-def read_csv(path: Path) -> Iterator[Paper | Problem]:
+def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with path.open(encoding="utf-8-sig", errors=ENCODING_ERRORS, newline="") as handle:
         reader = csv.DictReader(handle, delimiter=delimiter)
         if not reader.fieldnames or "abstract" not in [f.strip().lower() for f in reader.fieldnames]:
             yield Problem(path.name, 1, "header row has no 'abstract' column; file skipped")
@@ -55,7 +55,7 @@ def read_csv(path: Path) -> Iterator[Paper | Problem]:
                     yield Problem(path.name, start, "more cells than header columns; skipped")
                 else:
                     clean = {(k or "").strip().lower(): v for k, v in row.items()}
-                    yield _record(path.name, start, clean)
+                    yield _record(path.name, start, clean, max_chars)
                 start = reader.line_num + 1
         except csv.Error as exc:
             yield Problem(path.name, start, f"unreadable CSV ({exc}); rest of file skipped")
@@ -81,10 +81,12 @@ def _from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _record(source: str, number: int, row: dict[str, Any]) -> Paper | Problem:
+def _record(source: str, number: int, row: dict[str, Any], max_chars: int) -> Paper | Problem:
     abstract = row.get("abstract")
     if not isinstance(abstract, str) or not abstract.strip():
         return Problem(source, number, "no 'abstract' text; skipped")
+    if why := abstract_problem(abstract, max_chars):
+        return Problem(source, number, why)
     authors, cut = _authors(row.get("authors"))
     try:
         year = _year(row.get("year"))

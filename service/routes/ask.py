@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Any
@@ -18,11 +19,12 @@ from rag.types import Answer
 from ..conversations import ConversationLog
 from ..deps import get_engine, get_log, guard, ready_question, to_filters
 from ..metrics import count_answer
-from ..schemas import AnswerOut, AskRequest, Problem
+from ..schemas import SSE, AnswerOut, AskRequest, problems
 
 router = APIRouter(tags=["answers"])
-ERRORS: dict[int | str, dict[str, Any]] = {401: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
-          503: {"model": Problem}}
+log_error = logging.getLogger(__name__)
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": SSE}, **problems(400, 401, 413, 422, 429, 500, 503)}
 
 
 def answer_json(result: Answer, conversation_id: str) -> dict:
@@ -33,7 +35,7 @@ def sse(event: str, data: dict) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-@router.post("/api/ask", response_model=AnswerOut, responses=ERRORS,
+@router.post("/api/ask", response_model=AnswerOut, responses=RESPONSES,
              summary="Answer a question with citations (JSON, or SSE with stream=true)")
 async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
               log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
@@ -53,7 +55,8 @@ async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
 
 
 async def _stream(events, log: ConversationLog, conversation: str) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
-    """delta* (text as generated), one `citations` event (the checked answer), then `done`."""
+    """delta* (checked sentences: the engine streams nothing it has not checked), one `citations`
+    event (the checked answer), then `done`, always: a failure midway is an `error` event."""
     streamed = False
     try:
         async for item in iterate_in_threadpool(events):
@@ -61,11 +64,15 @@ async def _stream(events, log: ConversationLog, conversation: str) -> AsyncItera
                 streamed = True
                 yield sse("delta", {"text": item})
                 continue
-            if not streamed or item.abstained or item.removed_sentences:
-                yield sse("delta", {"text": item.text, "replace": streamed})
+            if not streamed:  # an abstention: nothing was streamed, the answer is its text
+                yield sse("delta", {"text": item.text})
             await run_in_threadpool(log.record, conversation, item)
             count_answer(item.abstained, item.generator)
             yield sse("citations", answer_json(item, conversation))
     except RagError as exc:
         yield sse("error", {"code": "answer_failed", "message": str(exc)})
+    except Exception:
+        log_error.exception("answer stream failed")
+        yield sse("error", {"code": "internal_error",
+                            "message": "something went wrong on our side; it was logged."})
     yield sse("done", {})

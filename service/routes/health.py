@@ -17,7 +17,8 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get("/readyz", responses={503: {"description": "starting, or the index is empty or "
+                                                  "unreachable; see Retry-After"}})
 async def readyz(request: Request) -> JSONResponse:
     live = getattr(request.app.state, "live", None)
     if live is None:

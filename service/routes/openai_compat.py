@@ -6,6 +6,7 @@ convention), and in the final stream chunk before `data: [DONE]`."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -16,27 +17,29 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream
-from rag.errors import InputError
+from rag.errors import InputError, RagError
+from rag.textcheck import tidy
 from rag.types import Answer
 
 from ..conversations import ConversationLog
 from ..deps import get_engine, get_log, guard, ready_question
 from ..metrics import count_answer
-from ..schemas import ChatCompletionRequest, ChatMessage
+from ..schemas import SSE, ChatCompletionRequest, ChatMessage, problems
 
 router = APIRouter(tags=["openai-compatible"])
 MODEL = "abstract-rag"
+log_error = logging.getLogger(__name__)
 
 
 def _text(message: ChatMessage) -> str:
     if isinstance(message.content, str):
         return message.content
-    parts = message.content or []
-    return " ".join(p.get("text", "") for p in parts if p.get("type") == "text")
+    return " ".join(p.text or "" for p in message.content or [] if p.type == "text")
 
 
 def split_conversation(messages: list[ChatMessage]) -> tuple[str, list[str]]:
-    users = [_text(m) for m in messages if m.role == "user"]
+    """The question (the last user message with visible text) and the earlier user turns."""
+    users = [text for m in messages if m.role == "user" and (text := _text(m)) and tidy(text).strip()]
     if not users:
         raise InputError("the messages hold no user message; the last user message is the question.")
     return users[-1], users[:-1]
@@ -47,13 +50,14 @@ def _usage(result: Answer) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-@router.get("/v1/models", summary="The one model this service offers")
+@router.get("/v1/models", summary="The one model this service offers", responses=problems(401, 429))
 async def models() -> dict:
     return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0,
                                         "owned_by": "abstract-rag"}]}
 
 
-@router.post("/v1/chat/completions", summary="OpenAI-compatible chat completions, cited")
+@router.post("/v1/chat/completions", summary="OpenAI-compatible chat completions, cited",
+             responses={200: {"content": SSE}, **problems(400, 401, 413, 422, 429, 500, 503)})
 async def chat_completions(body: ChatCompletionRequest, engine: Engine = Depends(get_engine),
                            log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
     question, history = split_conversation(body.messages)
@@ -83,17 +87,29 @@ def _chunk(completion_id: str, delta: dict, finish: str | None = None, **extra: 
 
 
 async def _chunks(events, completion_id: str, log: ConversationLog) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+    """Checked sentences as content deltas (the engine streams nothing it has not checked), the
+    citations in the last chunk, then `[DONE]`, always: a failure midway is an `error` payload,
+    which OpenAI clients raise as an APIError."""
     yield _chunk(completion_id, {"role": "assistant", "content": ""})
     streamed = False
-    async for item in iterate_in_threadpool(events):
-        if isinstance(item, str):
-            streamed = True
-            yield _chunk(completion_id, {"content": item})
-            continue
-        if not streamed:
-            yield _chunk(completion_id, {"content": item.text})
-        await run_in_threadpool(log.record, completion_id, item, "openai")
-        count_answer(item.abstained, item.generator)
-        yield _chunk(completion_id, {}, "stop", citations=[asdict(c) for c in item.citations],
-                     abstained=item.abstained, answer=item.text)
+    try:
+        async for item in iterate_in_threadpool(events):
+            if isinstance(item, str):
+                streamed = True
+                yield _chunk(completion_id, {"content": item})
+                continue
+            if not streamed:
+                yield _chunk(completion_id, {"content": item.text})
+            await run_in_threadpool(log.record, completion_id, item, "openai")
+            count_answer(item.abstained, item.generator)
+            yield _chunk(completion_id, {}, "stop", citations=[asdict(c) for c in item.citations],
+                         abstained=item.abstained, answer=item.text)
+    except Exception as exc:
+        known = isinstance(exc, RagError)
+        if not known:
+            log_error.exception("chat completion stream failed")
+        message = str(exc) if known else "something went wrong on our side; it was logged."
+        error = {"message": message, "type": "server_error",
+                 "code": "answer_failed" if known else "internal_error"}
+        yield f"data: {json.dumps({'error': error})}\n\n"
     yield "data: [DONE]\n\n"

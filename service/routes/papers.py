@@ -9,9 +9,9 @@ from rag.engine import Engine, search
 from rag.retrieval import Filters, parse_years
 from rag.types import Paper
 
-from ..deps import get_engine, guard
+from ..deps import get_engine, guard, within_limit
 from ..guards import ApiError
-from ..schemas import PaperOut
+from ..schemas import QUESTION_CAP, VISIBLE, YEARS, PaperOut, problems
 
 router = APIRouter(tags=["papers"])
 
@@ -23,13 +23,18 @@ def paper_out(paper: Paper) -> PaperOut:
                     aliases=list(paper.aliases))
 
 
-@router.get("/api/search", summary="Retrieval only: papers for a query, with each retriever's rank")
-async def search_papers(q: str = Query(..., examples=["contrastive regression"]),
-                        k: int = Query(5, ge=1, le=100), author: str | None = None,
-                        year: str | None = Query(None, examples=["2023-2025"]),
+@router.get("/api/search", summary="Retrieval only: papers for a query, with each retriever's rank",
+            responses=problems(401, 422, 429, 500, 503))
+async def search_papers(q: str = Query(..., min_length=1, max_length=QUESTION_CAP, pattern=VISIBLE,
+                                       examples=["contrastive regression"]),
+                        k: int = Query(5, ge=1, le=100),
+                        author: str | None = Query(None, max_length=200),
+                        year: str | None = Query(None, max_length=20, pattern=YEARS,
+                                                 examples=["2023-2025"]),
                         mode: str = Query("hybrid", pattern="^(hybrid|dense|keyword)$"),
                         engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> list[dict]:
     year_from, year_to = parse_years(year)
+    within_limit(q, engine.settings)
     hits = await run_in_threadpool(search, engine, q, k,
                                    filters=Filters(author=author, year_from=year_from, year_to=year_to),
                                    mode=mode)
@@ -39,7 +44,8 @@ async def search_papers(q: str = Query(..., examples=["contrastive regression"])
              "passage": h.best_chunk.text if h.best_chunk else ""} for h in hits]
 
 
-@router.get("/api/papers/{paper_id}", response_model=PaperOut, summary="One paper (aliases resolve)")
+@router.get("/api/papers/{paper_id}", response_model=PaperOut, summary="One paper (aliases resolve)",
+            responses=problems(401, 404, 429, 500))
 async def get_paper(paper_id: str, engine: Engine = Depends(get_engine),
                     caller: str = Depends(guard)) -> PaperOut:
     paper = await run_in_threadpool(engine.library.catalog.get, paper_id)
@@ -48,8 +54,10 @@ async def get_paper(paper_id: str, engine: Engine = Depends(get_engine),
     return paper_out(paper)
 
 
-@router.get("/api/papers", summary="Papers, paged, filtered by author substring and/or text")
-async def list_papers(author: str | None = None, q: str | None = None,
+@router.get("/api/papers", summary="Papers, paged, filtered by author substring and/or text",
+            responses=problems(401, 422, 429, 500))
+async def list_papers(author: str | None = Query(None, max_length=200),
+                      q: str | None = Query(None, max_length=500),
                       page: int = Query(1, ge=1), size: int = Query(20, ge=1, le=200),
                       engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> dict:
     total, papers = await run_in_threadpool(engine.library.catalog.page, Filters(author=author),
