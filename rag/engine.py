@@ -16,7 +16,7 @@ from .citations import attach_citations, keys_of, papers_by_id
 from .embedding import CachedEmbedder
 from .errors import IndexNotFoundError, InputError, LLMError
 from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
-from .injection import scrub
+from .injection import is_instruction, scrub
 from .intent import parse_intent
 from .keyword import chunks_saying
 from .library import Library, method_index, open_library
@@ -198,12 +198,15 @@ def _generate_checked(engine: Engine, asked: str, standalone: str,
 def _finish(engine: Engine, asked: str, standalone: str, evidence: list[ScoredPaper],
             draft: Draft, generator: str, route: str, fallback_reason: str | None = None) -> Answer:
     """Check each sentence against the papers it cites; number citations; abstain if empty."""
-    papers = papers_by_id([e.paper for e in evidence])
+    papers = papers_by_id([guarded(e).paper for e in evidence])  # support never rests on injected text
     threshold = engine.settings.answer.support_threshold
     scores: list[float] = []
     for sentence in draft.sentences:
         cited = [papers[p] for p in sentence.paper_ids if p in papers]
         trusted = sentence.framing or route == "metadata"
+        if is_instruction(sentence.text):  # an obedient model repeating an injected instruction
+            scores.append(0.0)
+            continue
         scores.append(1.0 if trusted else engine.scorer.score(sentence.text, cited) if cited else 0.0)
     weak = frozenset(i for i, s in enumerate(scores) if s < threshold)
     keep_marked = engine.settings.answer.keep_unsupported

@@ -68,3 +68,41 @@ def test_focus_terms_leave_out_names_and_generic_words():
 def test_an_author_question_is_metadata_and_names_the_author():
     intent = parse_intent("Show me papers by Grace Hopper")
     assert intent.kind == "metadata" and intent.author == "Grace Hopper"
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Is there a method that detects fish calls from hydrophones?", "name"),
+    ("Are there papers on legal case retrieval?", "list"),
+    ("Which is faster, GlimmerNet or TideRank?", "comparison"),
+    ("How do GlimmerNet and TideRank each handle long inputs?", "comparison"),
+    ("How does GlimmerNet differ from dense attention?", "comparison"),
+    ("What AUC does TideRank reach on CaseLaw?", "number"),
+    ("How many times fewer parameters does Quokka train?", "number"),
+])
+def test_the_kind_of_questions_that_look_like_another_kind(question, kind):
+    assert parse_intent(question).kind == kind
+
+
+@pytest.mark.parametrize("question, unit", [
+    ("What F1 score does TideRank reach?", "score"),
+    ("How many times fewer parameters does Quokka train?", "x"),
+    ("By how many percentage points does TideRank improve recall?", "%"),
+    ("How many OctoCoder models make up the suite?", "model"),
+])
+def test_metric_factor_and_share_units(question, unit):
+    assert parse_intent(question).parts[0].unit == unit
+
+
+def test_a_part_after_a_preposition_is_still_its_own_part():
+    intent = parse_intent("What corpus does Quokka use, and on how many languages is it tested?")
+    assert [p.kind for p in intent.parts] == ["name", "number"]
+
+
+def test_a_comparative_question_wants_each_side_s_figure():
+    part = parse_intent("Which is bigger, GlimmerNet or TideRank?").parts[0]
+    assert part.kind == "comparison" and part.unit == "figure"
+
+
+def test_common_words_hyphenated_to_a_name_are_not_part_of_it():
+    intent = parse_intent("Does the MAE-pretrained student beat the BERT-style baseline at top-1?")
+    assert intent.names == ("MAE", "BERT")
