@@ -73,7 +73,7 @@ def memoise_retrieval() -> None:
 def with_values(engine: Engine, values: dict[str, float]) -> Engine:
     answer = engine.settings.answer.model_copy(update=values)
     settings = engine.settings.model_copy(update={"answer": answer})
-    offline = OfflineAnswerer(engine.library.embedder, answer, engine.offline.reader.chunks_saying)
+    offline = OfflineAnswerer(engine.library.embedder, answer, engine.offline.reader.terms)
     return replace(engine, settings=settings, offline=offline, generator=offline)
 
 

@@ -10,7 +10,6 @@ import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 
 from .citations import attach_citations, keys_of, papers_by_id
 from .embedding import CachedEmbedder
@@ -18,7 +17,7 @@ from .errors import IndexNotFoundError, InputError, LLMError
 from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
 from .injection import is_instruction, scrub
 from .intent import parse_intent
-from .keyword import chunks_saying
+from .keyword import TermStats
 from .library import Library, method_index, open_library
 from .llm import ChatModel, answer_deadline, build_chat_model
 from .llm_answer import LLMAnswerer
@@ -57,8 +56,7 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     if not isinstance(library.embedder, CachedEmbedder):
         library.embedder = CachedEmbedder(library.embedder)
     scorer = EmbeddingOverlapScorer(library)
-    offline = OfflineAnswerer(library.embedder, settings.answer,
-                              partial(chunks_saying, library.catalog))
+    offline = OfflineAnswerer(library.embedder, settings.answer, TermStats(library.catalog))
     model = chat_model or build_chat_model(settings.llm)
     engine = Engine(settings, library, offline, offline, scorer, methods=method_index(library))
     if model is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from .embedding import Embedder
 from .injection import is_instruction
+from .keyword import TermStats
 from .intent import Intent, Part
 from .lexicon import (
     GENERIC_TERMS,
@@ -128,31 +129,36 @@ def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
     return False
 
 
-def _topic_share(intent: Intent, papers: Sequence[ScoredPaper]) -> float:
-    """The largest share of the question's focus terms that one read abstract says."""
-    focus = intent.focus - GENERIC_TERMS
-    if not focus or not papers:
+def _topic_share(intent: Intent, papers: Sequence[ScoredPaper],
+                 weight: Callable[[str], float] | None = None) -> float:
+    """The largest share of the question's focus that one read abstract says, each focus word
+    weighted by its rarity in the collection (rare words carry the topic)."""
+    words = {stem(w): w for w in re.findall(r"[A-Za-z][A-Za-z0-9\-]*", intent.question)}
+    focus = {t: (weight(words.get(t, t)) if weight else 1.0) for t in intent.focus - GENERIC_TERMS}
+    total = sum(focus.values())
+    if not focus or not papers or total <= 0:
         return 1.0
-    return max(len(focus & content_terms(p.paper.text)) / len(focus) for p in papers)
+    return max(sum(w for t, w in focus.items() if t in content_terms(p.paper.text)) / total
+               for p in papers)
 
 
 class Reader:
-    """``chunks_saying(term)`` counts (up to a small limit) the indexed chunks that contain a
-    word; it lets capitalised words the lexicon cannot tell by shape count as names when they
-    are rare in the collection, and as unknown when the collection never says them."""
+    """``terms`` tells how common a word is in the collection: capitalised words the lexicon
+    cannot tell by shape count as names when rare and as unknown when never said, and the
+    question's focus words are weighted by rarity when judging whether an abstract is on topic."""
 
     def __init__(self, embedder: Embedder, settings: AnswerSettings,
-                 chunks_saying: Callable[[str], int] | None = None) -> None:
+                 terms: TermStats | None = None) -> None:
         self.embedder, self.settings = embedder, settings
-        self.chunks_saying = chunks_saying
+        self.terms = terms
 
     def _with_rare_names(self, intent: Intent) -> tuple[Intent, str | None]:
         """The intent with rare capitalised words added to its names, and the first capitalised
         word no indexed abstract contains (if any)."""
-        if self.chunks_saying is None:
+        if self.terms is None:
             return intent, None
         author = set((intent.author or "").split())
-        counts = {w: self.chunks_saying(w) for w in capitalised_terms(intent.question) if w not in author}
+        counts = {w: self.terms.count(w) for w in capitalised_terms(intent.question) if w not in author}
         unknown = next((w for w, n in counts.items() if n == 0), None)
         rare = tuple(w for w, n in counts.items() if 0 < n <= self.settings.rare_name_chunks)
         return (replace(intent, names=intent.names + rare) if rare else intent), unknown
@@ -168,7 +174,7 @@ class Reader:
             return Reading((), tuple(usable), f"none of the indexed abstracts mentions {missing[0]}")
         intent = replace(intent, names=said)  # an acronym nobody says ("DNA") is only vocabulary
         papers = self._papers(intent, usable)
-        share = _topic_share(intent, papers)
+        share = _topic_share(intent, papers, self.terms.weight if self.terms else None)
         if unknown and share < self.settings.unknown_term_overlap:
             return Reading((), tuple(usable), f"none of the indexed abstracts mentions {unknown}")
         if not intent.names and share < self.settings.min_topic_overlap:

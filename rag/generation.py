@@ -18,6 +18,7 @@ from typing import Protocol
 from .embedding import Embedder
 from .evidence import INTRO_SENTENCE, Reader, Reading, Sentence, is_share, name_pattern
 from .intent import Intent, Part, parse_intent
+from .keyword import TermStats
 from .lexicon import DENIALS, NEGATIONS, content_terms, number_spans, rare_terms, stem, times
 from .settings import AnswerSettings
 from .types import ScoredPaper
@@ -112,9 +113,9 @@ class OfflineAnswerer:
     name = "offline"
 
     def __init__(self, embedder: Embedder, settings: AnswerSettings,
-                 chunks_saying: Callable[[str], int] | None = None) -> None:
+                 terms: TermStats | None = None) -> None:
         self.settings = settings
-        self.reader = Reader(embedder, settings, chunks_saying)
+        self.reader = Reader(embedder, settings, terms)
 
     def generate(self, question: str, evidence: Sequence[ScoredPaper],
                  intent: Intent | None = None, reading: Reading | None = None) -> Draft:

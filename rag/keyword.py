@@ -3,7 +3,10 @@ stemming), stored in the paper catalogue and updated with it by ingest."""
 
 from __future__ import annotations
 
+import math
 import re
+from functools import lru_cache
+
 from .catalog import Catalog
 from .filters import Filters
 from .text import STOPWORDS
@@ -37,3 +40,20 @@ def chunks_saying(catalog: Catalog, term: str, limit: int = 8) -> int:
     if not words:
         return 0
     return len(catalog.keyword_search('"' + " ".join(w.lower() for w in words) + '"', limit))
+
+
+class TermStats:
+    """How common a word is in the collection: chunk counts (up to a cap) and an IDF weight,
+    read from the keyword index and remembered per word."""
+
+    def __init__(self, catalog: Catalog, cap: int = 200) -> None:
+        self.catalog, self.cap = catalog, cap
+        self.total = max(1, catalog.keyword_count())
+        self.count = lru_cache(maxsize=8192)(self._count)
+
+    def _count(self, term: str) -> int:
+        return chunks_saying(self.catalog, term, self.cap)
+
+    def weight(self, term: str) -> float:
+        """log((N + 1) / (df + 1)), df counted up to the cap: rare and unknown words weigh most."""
+        return math.log((self.total + 1) / (self.count(term) + 1))
