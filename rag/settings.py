@@ -65,10 +65,10 @@ class AnswerSettings(BaseModel):
         0.30, description="papers whose best chunk's cosine similarity is below this are not read"
     )
     min_topic_overlap: float = Field(
-        0.25, ge=0, le=1, description="abstain when no read abstract says this share of the "
+        0.2, ge=0, le=1, description="abstain when no read abstract says this share of the "
         "question's focus terms")
     unknown_term_overlap: float = Field(
-        0.0, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
+        0.5, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
         "declined unless a read abstract says this share of its focus terms")
     rare_name_chunks: int = Field(
         3, ge=0, le=50, description="a capitalised word in at most this many chunks counts as a name")
