@@ -89,12 +89,17 @@ prepare_image() {
 
 # Wait until GET $url/readyz answers 200, failing early if the container stops.
 wait_ready() {
-  local name=$1 url=$2 deadline=$((SECONDS + ${READY_TIMEOUT:-600})) t=$SECONDS code
+  local name=$1 url=$2 deadline=$((SECONDS + ${READY_TIMEOUT:-600})) t=$SECONDS code down_since=
   step "wait for $url/readyz (the first start indexes the bundled corpus)"
   while :; do
     code=$(curl -s -o "$CACHE/readyz.json" -w '%{http_code}' "$url/readyz" || true)
     [ "$code" = 200 ] && break
-    if [ "$(podman_ inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" != true ]; then
+    # Not running for 10 s in a row: it stopped (a restart policy restarts within that time).
+    if [ "$(podman_ inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" = true ]; then
+      down_since=
+    elif [ -z "${down_since:-}" ]; then
+      down_since=$SECONDS
+    elif [ $((SECONDS - down_since)) -ge 10 ]; then
       podman_ logs "$name" 2>&1 | tail -30 >&2
       fail "container $name stopped before it was ready"
     fi
