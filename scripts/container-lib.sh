@@ -53,37 +53,50 @@ make_base() {
   podman_ import "$tarball" "$BASE" >/dev/null || fail "podman import $tarball"
 }
 
-# The wheelhouse: every build and runtime requirement, built by the host's pip for the image's
-# Python (same minor version, same platform); rebuilt only when the requirements change.
+# The wheelhouse: every build and runtime requirement (and those of the EXTRAS asked), built by
+# the host's pip for the image's Python (same minor version, same platform); rebuilt only when
+# a requirement is not in it yet. llama-cpp-python (local-llm) is compiled here the way the
+# Dockerfile would (portable, no OpenMP: the image has no libgomp), never taken from pip's cache.
 make_wheelhouse() {
-  local image_py host_py requirements="$CACHE/requirements.txt"
+  local extras=${1:-} image_py host_py have="$CACHE/requirements.txt" want="$CACHE/requirements.want"
   image_py=$(podman_ run --rm "${RUN_FLAGS[@]}" "$BASE" python3 -c \
     "import sys; print('%d.%d' % sys.version_info[:2])") || fail "cannot run python3 in $BASE"
   host_py=$("$PYTHON" -c "import sys; print('%d.%d' % sys.version_info[:2])")
   [ "$image_py" = "$host_py" ] || fail "the image has Python $image_py but $PYTHON is $host_py: \
 the wheelhouse must match it; run with PYTHON=python$image_py"
-  "$PYTHON" -c "import tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); \
-print('\n'.join(d['build-system']['requires'] + d['project']['dependencies']))" >"$requirements.new"
-  if ls wheels/*.whl >/dev/null 2>&1 && cmp -s "$requirements.new" "$requirements"; then
-    rm "$requirements.new"
+  EXTRAS="$extras" "$PYTHON" -c "import os, tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); \
+extras = [e for e in os.environ['EXTRAS'].split(',') if e]; \
+print('\n'.join(d['build-system']['requires'] + d['project']['dependencies'] \
++ [r for e in extras for r in d['project']['optional-dependencies'][e]]))" | sort >"$want"
+  touch "$have"
+  if ls wheels/*.whl >/dev/null 2>&1 && [ -z "$(comm -23 "$want" "$have")" ]; then
     return
   fi
-  step "pip wheel the requirements into wheels/ for Python $image_py (about a minute)"
-  rm -f wheels/*.whl
-  "$PYTHON" -m pip wheel --quiet -w wheels -r "$requirements.new" >"$CACHE/wheel.log" 2>&1 \
+  [ -s "$have" ] || rm -f wheels/*.whl
+  if grep -q '^llama-cpp-python' "$want" && ! ls wheels/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    step "compile llama-cpp-python into wheels/ (5-12 minutes on 2 cores)"
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_OPENMP=OFF" "$PYTHON" -m pip wheel --no-cache-dir --no-deps \
+      -w wheels "$(grep '^llama-cpp-python' "$want")" >"$CACHE/wheel.log" 2>&1 \
+      || { tail -20 "$CACHE/wheel.log" >&2; fail "pip wheel llama-cpp-python (log: $CACHE/wheel.log)"; }
+  fi
+  step "pip wheel the requirements into wheels/ for Python $image_py${extras:+ (extras: $extras)}"
+  sort -u "$have" "$want" >"$have.new"
+  "$PYTHON" -m pip wheel --quiet -w wheels --find-links wheels -r "$have.new" >"$CACHE/wheel.log" 2>&1 \
     || { tail -20 "$CACHE/wheel.log" >&2; fail "pip wheel (log: $CACHE/wheel.log)"; }
-  mv "$requirements.new" "$requirements"
+  mv "$have.new" "$have"
 }
 
+# prepare_image [IMAGE [EXTRAS]]: tools, base, wheelhouse, then podman build.
 prepare_image() {
+  local image=${1:-$IMAGE} extras=${2:-} t
   install_tools
   make_base
-  make_wheelhouse
-  step "podman build --build-arg BASE=$BASE -t $IMAGE (log: $CACHE/build.log)"
-  local t=$SECONDS
-  podman_ build --network host --build-arg BASE="$BASE" -t "$IMAGE" . >"$CACHE/build.log" 2>&1 \
-    || { tail -30 "$CACHE/build.log" >&2; fail "podman build (log: $CACHE/build.log)"; }
-  echo "    built in $((SECONDS - t)) s; $(podman_ image inspect -f '{{.Size}}' "$IMAGE" \
+  make_wheelhouse "$extras"
+  step "podman build --build-arg BASE=$BASE${extras:+ --build-arg EXTRAS=$extras} -t $image (log: $CACHE/build.log)"
+  t=$SECONDS
+  podman_ build --network host --build-arg BASE="$BASE" --build-arg EXTRAS="$extras" -t "$image" . \
+    >"$CACHE/build.log" 2>&1 || { tail -30 "$CACHE/build.log" >&2; fail "podman build (log: $CACHE/build.log)"; }
+  echo "    built in $((SECONDS - t)) s; $(podman_ image inspect -f '{{.Size}}' "$image" \
     | awk '{printf "%.0f MB", $1 / 1e6}')"
 }
 
