@@ -26,6 +26,7 @@ from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, answer, build_engine
 from rag.errors import InputError, RagError
+from rag.live import LiveEngine
 from rag.retrieval import Filters, parse_years
 from rag.settings import Settings
 
@@ -260,9 +261,11 @@ def run_socket_mode(settings: Settings, *, slack: SlackSettings | None = None,
     slack = slack or slack_settings(settings)
     if not slack.socket_ready:
         raise RagError("set RAG_SLACK__BOT_TOKEN (xoxb-…) and RAG_SLACK__APP_TOKEN (xapp-…) for Socket Mode.")
-    engine = build_engine(settings)
+    # Follows the index like the HTTP service: an ingest from another process (e.g. compose's
+    # api container) is picked up by generation, without a restart.
+    live = LiveEngine(settings, build_engine(settings))
     conversations = ConversationLog(settings.data_dir / "service.sqlite")
-    bot = SlackBot(settings, slack, lambda: engine, lambda: conversations)
+    bot = SlackBot(settings, slack, live.current, lambda: conversations)
     handler = socket_mode_handler(bot)
     try:
         handler.connect()
@@ -272,4 +275,4 @@ def run_socket_mode(settings: Settings, *, slack: SlackSettings | None = None,
         handler.close()
         bot.close()
         conversations.close()
-        engine.close()
+        live.current().close()
