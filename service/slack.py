@@ -84,9 +84,11 @@ class SlackBot:
 
     def _once(self, req: BoltRequest, next_: Callable[[], BoltResponse]) -> BoltResponse:
         """Slack retries an event it thinks we missed: ack those, and never handle an event twice."""
-        if self.slack.ignore_retries and req.headers.get("x-slack-retry-num"):
-            log.info("slack: ignoring retry %s of %s", req.headers["x-slack-retry-num"][0],
-                     req.body.get("event_id"))
+        # Socket Mode envelopes carry retry_attempt 0 on the first delivery (Bolt passes it on as
+        # this header): only 1 and up are retries.
+        retry = (req.headers.get("x-slack-retry-num") or ["0"])[0]
+        if self.slack.ignore_retries and retry not in ("", "0"):
+            log.info("slack: ignoring retry %s of %s", retry, req.body.get("event_id"))
             return BoltResponse(status=200, body="", headers={"x-slack-no-retry": "1"})
         event_id = req.body.get("event_id")
         if event_id and not self.store.claim(f"event:{event_id}"):
