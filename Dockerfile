@@ -3,26 +3,56 @@
 #   docker build -t abstract-rag .
 #   docker run --rm -p 8000:8000 -e RAG_SERVICE__API_KEYS='["secret"]' abstract-rag
 #   docker run --rm -v rag-data:/home/app/.rag-data abstract-rag   # keep the index between runs
-FROM python:3.11-slim
+# Build arguments:
+#   BASE    any Debian-like image with python3 (3.11+) and its venv module; the default is
+#           Docker Hub's. scripts/container-check builds on a debootstrapped Debian bookworm.
+#   EXTRAS  optional extras of pyproject.toml to install too, comma-separated (e.g. local-llm).
+# Wheelhouse: when wheels/ in the build context holds *.whl files, every dependency is installed
+# from them alone (pip --no-index), for builds that cannot reach a package index; when it holds
+# none (as in a fresh clone), pip uses the index as usual. scripts/container-check fills it.
+ARG BASE=python:3.11-slim
 
+# Stage 1 installs the dependencies into a virtual environment (/opt/venv). It is a separate
+# stage so that the wheelhouse and any compilers never reach the final image.
+FROM ${BASE} AS deps
+ARG EXTRAS=
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_OPENMP=OFF"
+# Only these two inputs: this stage is rebuilt when pyproject.toml or the wheelhouse changes,
+# not when the source does.
+COPY pyproject.toml /tmp/build/
+COPY wheels/ /tmp/wheels/
+# The requirements are the build requirements, [project].dependencies and the asked extras,
+# read with tomllib (stdlib in 3.11). llama-cpp-python (local-llm) has no binary wheel on PyPI:
+# with no wheel of it in wheels/, it is compiled here, so the compilers come in for this stage.
+# CMAKE_ARGS above keep that build portable (no -march=native, no libgomp at run time).
+RUN cd /tmp/build \
+    && python3 -m venv /opt/venv \
+    && EXTRAS="$EXTRAS" python3 -c "import os, tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); \
+extras = [e for e in os.environ['EXTRAS'].split(',') if e]; \
+print('\n'.join(d['build-system']['requires'] + d['project']['dependencies'] \
++ [r for e in extras for r in d['project']['optional-dependencies'][e]]))" > requirements.txt \
+    && if ls /tmp/wheels/*.whl >/dev/null 2>&1; then \
+         set -- --no-index --find-links /tmp/wheels; \
+       elif grep -q '^llama-cpp-python' requirements.txt; then \
+         apt-get update && apt-get install -y --no-install-recommends build-essential cmake; \
+       fi \
+    && /opt/venv/bin/pip install "$@" -r requirements.txt
+
+FROM ${BASE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_ROOT_USER_ACTION=ignore
+    PIP_ROOT_USER_ACTION=ignore \
+    PATH=/opt/venv/bin:$PATH
+
+# Layer 1, the dependencies (the whole virtual environment from stage 1).
+COPY --from=deps /opt/venv /opt/venv
 
 WORKDIR /app
-
-# Layer 1, dependencies only: the build requirements and [project].dependencies, read from
-# pyproject.toml with tomllib (stdlib in 3.11). This layer is rebuilt only when pyproject.toml
-# changes, not when the source does.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); \
-print('\n'.join(d['build-system']['requires'] + d['project']['dependencies']))" \
-        > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
-
 # Layer 2, the project. README.m[d]: the glob keeps the build working if README.md is absent
 # (setuptools only warns then); pyproject.toml is always there, so the COPY never matches nothing.
 COPY README.m[d] pyproject.toml ./
@@ -41,9 +71,13 @@ RUN pip install --no-deps --no-build-isolation . && rm -rf build *.egg-info
 # `pip install -e .`, would make PROJECT_ROOT=/app, but it ties the installed package to the
 # source tree; an explicit setting is visible and easy to override, e.g. with a mounted corpus.)
 # Note: eval/datasets and prompts/ are not package data either; they live in /app only.
+# The service listens on all interfaces, port 8000 (both overridable, e.g. RAG_SERVICE__PORT
+# for a container on the host's network).
 ENV RAG_CORPUS_DIR=/app/data \
     RAG_PROMPTS_DIR=/app/prompts \
-    RAG_DATA_DIR=/home/app/.rag-data
+    RAG_DATA_DIR=/home/app/.rag-data \
+    RAG_SERVICE__HOST=0.0.0.0 \
+    RAG_SERVICE__PORT=8000
 
 # Run as an unprivileged user; the index lives in its home (created here, so a named volume
 # mounted there starts out owned by that user).
@@ -52,10 +86,11 @@ RUN useradd --create-home --uid 10001 --user-group app \
     && chown app:app /home/app/.rag-data
 USER app
 
-# For the HTTP service (not written yet).
 EXPOSE 8000
 
-# Index (incremental; instant when the volume already holds the index), then serve on all
-# interfaces. `rag serve` refuses a public address without API keys, so pass some:
+# Index (incremental; instant when the volume already holds the index), then serve. `rag serve`
+# refuses a public address without API keys, so pass some:
 #   docker run -p 8000:8000 -e RAG_SERVICE__API_KEYS='["a-long-secret"]' abstract-rag
-CMD ["sh", "-c", "rag ingest && exec rag serve --host 0.0.0.0 --port 8000"]
+# Other commands run in the same image: `chroma run ...` (the Chroma server), `rag slack`,
+# `rag local-llm` (built with EXTRAS=local-llm); see compose.yaml.
+CMD ["sh", "-c", "rag ingest && exec rag serve"]

@@ -364,10 +364,12 @@ def feedback_export(settings: Settings, out: Path) -> None:
 @cli.command("local-llm")
 @click.option("--model", "name", type=click.Choice(["qwen", "smollm2"]), default="qwen",
               show_default=True, help="qwen: Qwen2.5-Coder-1.5B-Instruct; smollm2: a 135M protocol test.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="0.0.0.0 in a container, for the service in another one to reach it.")
 @click.option("--port", default=8080, show_default=True)
 @click.option("--threads", type=int, default=None, help="CPU threads (default: all cores).")
 @click.pass_obj
-def local_llm(settings: Settings, name: str, port: int, threads: int | None) -> None:
+def local_llm(settings: Settings, name: str, host: str, port: int, threads: int | None) -> None:
     """Serve a local model (shipped by PyPI packages, never downloaded) on 127.0.0.1 with an
     OpenAI-compatible API, for `rag ask` and the service to use."""
     import os
@@ -376,8 +378,8 @@ def local_llm(settings: Settings, name: str, port: int, threads: int | None) -> 
 
     click.echo("checking the model file (the first run assembles it, about a minute)…", err=True)
     model = local_model(name, settings.data_dir / "models")
-    command = server_command(model, port=port, threads=threads)
-    click.echo(f"in another shell: export RAG_LLM__BASE_URL=http://127.0.0.1:{port}/v1 "
+    command = server_command(model, host=host, port=port, threads=threads)
+    click.echo(f"in another shell: export RAG_LLM__BASE_URL=http://{host}:{port}/v1 "
                f"RAG_LLM__MODEL={model.alias}", err=True)
     os.execv(command[0], command)
 

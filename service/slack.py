@@ -26,6 +26,7 @@ from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, answer, build_engine
 from rag.errors import InputError, RagError
+from rag.live import LiveEngine
 from rag.retrieval import Filters, parse_years
 from rag.settings import Settings
 
@@ -84,9 +85,11 @@ class SlackBot:
 
     def _once(self, req: BoltRequest, next_: Callable[[], BoltResponse]) -> BoltResponse:
         """Slack retries an event it thinks we missed: ack those, and never handle an event twice."""
-        if self.slack.ignore_retries and req.headers.get("x-slack-retry-num"):
-            log.info("slack: ignoring retry %s of %s", req.headers["x-slack-retry-num"][0],
-                     req.body.get("event_id"))
+        # Socket Mode envelopes carry retry_attempt 0 on the first delivery (Bolt passes it on as
+        # this header): only 1 and up are retries.
+        retry = (req.headers.get("x-slack-retry-num") or ["0"])[0]
+        if self.slack.ignore_retries and retry not in ("", "0"):
+            log.info("slack: ignoring retry %s of %s", retry, req.body.get("event_id"))
             return BoltResponse(status=200, body="", headers={"x-slack-no-retry": "1"})
         event_id = req.body.get("event_id")
         if event_id and not self.store.claim(f"event:{event_id}"):
@@ -266,9 +269,11 @@ def run_socket_mode(settings: Settings, *, slack: SlackSettings | None = None,
     slack = slack or slack_settings(settings)
     if not slack.socket_ready:
         raise RagError("set RAG_SLACK__BOT_TOKEN (xoxb-…) and RAG_SLACK__APP_TOKEN (xapp-…) for Socket Mode.")
-    engine = build_engine(settings)
+    # Follows the index like the HTTP service: an ingest from another process (e.g. compose's
+    # api container) is picked up by generation, without a restart.
+    live = LiveEngine(settings, build_engine(settings))
     conversations = ConversationLog(settings.data_dir / "service.sqlite")
-    bot = SlackBot(settings, slack, lambda: engine, lambda: conversations)
+    bot = SlackBot(settings, slack, live.current, lambda: conversations)
     handler = socket_mode_handler(bot)
     try:
         handler.connect()
@@ -278,4 +283,4 @@ def run_socket_mode(settings: Settings, *, slack: SlackSettings | None = None,
         handler.close()
         bot.close()
         conversations.close()
-        engine.close()
+        live.current().close()

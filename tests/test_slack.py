@@ -378,7 +378,8 @@ def test_socket_mode_answers_a_mention_and_ignores_its_retry(library, fake, tmp_
     socket_client = FakeSocketClient()
     payload = json.loads(event_body(mention(), event_id="Ev-sock"))
     try:
-        handler.handle(socket_client, SocketModeRequest("events_api", "env-1", payload))
+        # Slack's first delivery says retry_attempt 0; only the second is a retry.
+        handler.handle(socket_client, SocketModeRequest("events_api", "env-1", payload, retry_attempt=0))
         handler.handle(socket_client, SocketModeRequest("events_api", "env-2", payload, retry_attempt=1))
         assert "[1]" in fake.wait_for_method("chat.update")[0].body["text"]
     finally:
@@ -387,6 +388,30 @@ def test_socket_mode_answers_a_mention_and_ignores_its_retry(library, fake, tmp_
         conversations.close()
     assert [r.envelope_id for r in socket_client.responses] == ["env-1", "env-2"]
     assert len(fake.of("chat.postMessage")) == 1
+
+
+@pytest.mark.integration
+def test_over_a_real_websocket_a_mention_is_acked_and_answered(library, fake, tmp_path):
+    from service.conversations import ConversationLog
+    from service.slack import SlackBot
+
+    settings = library.settings.model_copy(update={"data_dir": tmp_path / "ws"})
+    engine = build_engine(settings, library=library)
+    conversations = ConversationLog(settings.data_dir / "service.sqlite")
+    conf = SlackSettings(bot_token=TOKEN, app_token="xapp-test", api_url=fake.api_url)
+    bot = SlackBot(settings, conf, lambda: engine, lambda: conversations)
+    handler = socket_mode_handler(bot)
+    handler.connect()
+    try:
+        fake.wait_for(lambda calls: fake.sockets)
+        envelope = fake.send_event(mention())
+        assert "[1]" in fake.wait_for_method("chat.update")[0].body["text"]
+        assert [c.body["envelope_id"] for c in fake.of("socket")] == [envelope]
+        assert fake.of("apps.connections.open")[0].token == "xapp-test"
+    finally:
+        handler.close()
+        bot.close()
+        conversations.close()
 
 
 
