@@ -22,7 +22,7 @@ from .library import Library, method_index, open_library
 from .llm import ChatModel, answer_deadline, build_chat_model
 from .llm_answer import LLMAnswerer
 from .llm_query import LLMReranker, LLMRewriter
-from .metadata import author_answer
+from .metadata import author_answer, listing_answer, listing_filters
 from .prompts import load_prompts
 from .query import QueryRewriter, RuleRewriter, author_in_question, clean_question
 from .rerank import NoReranker, Reranker
@@ -99,6 +99,11 @@ def find_papers(engine: Engine, question: str, *, k: int | None = None,
         evidence, draft = author_answer(engine.library, name, question, filters)
         if evidence:
             return evidence, draft
+    listing = listing_filters(question, filters) if mode == "hybrid" and not name else None
+    if listing is not None:
+        evidence, draft = listing_answer(engine.library, listing)
+        if evidence:
+            return evidence, draft
     found = retrieve(engine.library, question, k or engine.settings.retrieval.top_k,
                      filters=filters, mode=mode, methods=engine.methods)
     return engine.reranker.rerank(question, found), None
@@ -132,7 +137,7 @@ def answer_stream(engine: Engine, question: str, *, k: int | None = None,
         evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
         retrieved_at = time.perf_counter()
         if draft is not None:
-            result = _finish(engine, asked, standalone, evidence, draft, "metadata (author lists)",
+            result = _finish(engine, asked, standalone, evidence, draft, "metadata (catalogue)",
                              "metadata")
         else:
             result = _generate_checked(engine, asked, standalone, evidence)

@@ -43,10 +43,15 @@ VENUES = {
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
 
+ACRONYMS = ("EMNLP", "NAACL", "EACL", "COLING", "ACL", "NeurIPS", "ICLR", "ICML", "AAAI", "IJCAI",
+            "CVPR", "ICCV", "ECCV", "KDD", "SIGIR", "WWW", "TACL")
+
+
 def venue_and_year(question: str) -> tuple[str | None, int | None]:
-    """"at EMNLP 2023" in a question -> a venue filter and a year."""
-    venue = next((full for short, full in VENUES.items() if re.search(rf"\b{short}\b", question)),
-                 None)
+    """"at EMNLP 2023" in a question -> a venue filter (the spelled-out name where the bundled
+    venue strings spell it out) and a year."""
+    short = next((a for a in ACRONYMS if re.search(rf"\b{a}\b", question)), None)
+    venue = VENUES.get(short, short) if short else None
     year = _YEAR.search(question)
     return venue, int(year.group(0)) if year else None
 
@@ -77,4 +82,47 @@ def author_answer(lib: Library, name: str, question: str,
     count = f"{len(papers)} indexed paper{'s' if len(papers) > 1 else ''}"
     lines = [DraftSentence(f"{name} is among the listed authors of {count}:", (), framing=True)]
     lines += [DraftSentence(contribution(p), (p.id,), prefix=f"- {p.label}: ") for p in papers]
+    return evidence, Draft(tuple(lines))
+
+
+# Words of a listing question that are not a topic: "which papers appeared at ACL 2024?"
+_LISTING_WORDS = frozenset("""collection corpus index indexed listed list papers paper works work
+publish published publication publications appear appeared appearing accept accepted present
+presented conference venue proceedings meeting annual workshop track volume long short year
+years held main findings which what show me all any there were was are is in at of the from
+during on for""".split())
+
+
+def listing_filters(question: str, filters: Filters) -> Filters | None:
+    """Venue and year filters for a pure listing ("Which papers appeared at EMNLP 2023?"), or
+    None when the question names no venue or year, or also asks about a topic."""
+    venue, year = venue_and_year(question)
+    if not venue and not year:
+        return None
+    words = [w.lower() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", question)]
+    if any(w not in _LISTING_WORDS and w.upper() not in {a.upper() for a in ACRONYMS} and not w.isdigit()
+           and not re.fullmatch(r"\d+(?:st|nd|rd|th)", w) for w in words):
+        return None
+    return Filters(author=filters.author, venue=venue or filters.venue,
+                   year_from=year or filters.year_from, year_to=year or filters.year_to,
+                   source=filters.source)
+
+
+def listing_answer(lib: Library, scoped: Filters, shown: int = 10) -> tuple[list[ScoredPaper], Draft | None]:
+    """Evidence and draft for a venue/year listing, from the indexed catalogue columns."""
+    ids = lib.catalog.paper_ids(scoped)
+    if not ids:
+        return [], None
+    found = lib.catalog.get_many(ids[:shown])
+    papers = sorted(found.values(), key=lambda p: (not p.has_abstract, p.id))
+    where = " ".join(x for x in (f"at {scoped.venue}" if scoped.venue else "",
+                                 f"in {scoped.year_from}" if scoped.year_from else "") if x)
+    count = f"{len(ids)} indexed paper{'s' if len(ids) > 1 else ''}"
+    lines = [DraftSentence(f"{count} appeared {where}:", (), framing=True)]
+    lines += [DraftSentence(contribution(p), (p.id,), prefix=f"- {p.label}: ") for p in papers]
+    if len(ids) > shown:
+        lines.append(DraftSentence(f"… and {len(ids) - shown} more (GET /api/papers lists them all).",
+                                   (), framing=True))
+    evidence = [ScoredPaper(p, 1.0, None, 1.0, (("catalogue", i, 1.0),))
+                for i, p in enumerate(papers, start=1)]
     return evidence, Draft(tuple(lines))
