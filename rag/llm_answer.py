@@ -68,7 +68,10 @@ class LLMAnswerer:
         yield self.parse("".join(parts), keymap, evidence)
 
     def parse(self, reply: str, keymap: dict[int, str], evidence: Sequence[ScoredPaper]) -> Draft:
-        text = " ".join(reply.split())
+        # list items and lines are sentences of their own ("are:\n1. X [1]\n2. Y [2]")
+        lines = [re.sub(r"^\s*(?:\d+[.)]|[-*•])\s+", "", line).strip() for line in reply.splitlines()]
+        text = " ".join(" ".join(line.split()) + ("" if re.search(r"[.!?:]$", line) else ".")
+                        for line in lines if line.strip())
         if not text:
             return Draft((), abstained=True)
         text = _KEY_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", text)

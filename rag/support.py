@@ -82,7 +82,7 @@ class AlignedSupportScorer:
             0.0, round(max(0.0, float(sims.max())), 4),
             round(len(terms & content_terms(source)) / max(4, len(terms)), 4), aligned,
             tuple(missing_numbers(sentence, source)), tuple(missing_names(sentence, source)),
-            polarity_mismatch(sentence, source), tuple(overreach_cues(sentence, aligned)))
+            polarity_mismatch(sentence, source), tuple(overreach_cues(sentence, source)))
         return replace(verdict, score=combine(verdict, self.weights))
 
 

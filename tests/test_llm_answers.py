@@ -221,3 +221,11 @@ def test_a_failing_condense_call_falls_back_to_the_rule(library):
     engine = engine_with(library, LLMError("timed out"), f"{GOOD} [1].")
     result = answer(engine, "And what does it use as positives?", history=[QUESTION])
     assert result.standalone_question == "And what does it use as positives? (SupReMix)"
+
+
+def test_a_reply_written_as_a_list_is_read_item_by_item(library):
+    engine = engine_with(library, f"SupReMix uses these hard negatives:\n1. {GOOD} [1]\n"
+                                  "2. The moon is made of green cheese and tastes great [1]")
+    result = answer(engine, QUESTION)
+    assert "anchor-inclusive" in result.text and "cheese" not in result.text
+    assert result.removed_sentences >= 1
