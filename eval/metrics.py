@@ -97,7 +97,7 @@ _LEADING_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 def yes_no_correct(expected: str, answer: str) -> bool:
     """The answer opens with the expected "Yes" or "No"."""
     match = _LEADING_YES_NO.match(answer)
-    return bool(match) and match.group(1).lower() == expected.lower()
+    return match is not None and match.group(1).lower() == expected.lower()
 
 
 def token_f1(prediction: str, reference: str) -> float:

@@ -77,7 +77,8 @@ def write_report(path: Path, rows: Sequence[dict[str, Any]], summary: dict[str, 
 .tile b{{display:block;font-size:20px}}.tile span{{color:#5b6675;font-size:12px}}
 table{{border-collapse:collapse;width:100%}}td{{border-top:1px solid #e3e8ee;padding:8px;vertical-align:top}}
 tr.bad td:first-child{{border-left:4px solid #d04545}}tr.ok td:first-child{{border-left:4px solid #2e9d63}}
-ul{{margin:4px 0;padding-left:18px}}.fail{{color:#a33}}.key{{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}}
+ul{{margin:4px 0;padding-left:18px}}.fail{{color:#a33}}
+.key{{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}}
 p{{margin:4px 0;white-space:pre-line}}small{{color:#5b6675}}</style>
 <h1>Eval: {len(rows)} questions</h1><p>generator: {escape(", ".join(summary["generators"]))}</p>
 {headline}<h2>By question type</h2>{_bars(summary)}

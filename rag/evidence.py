@@ -8,19 +8,18 @@ that declines when the evidence is strong."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from .embedding import Embedder
 from .injection import is_instruction
-from .keyword import TermStats
 from .intent import Intent, Part
+from .keyword import TermStats
 from .lexicon import (
     GENERIC_TERMS,
     capitalised_terms,
-    is_coined,
     content_terms,
+    is_coined,
     mentions,
     names,
     number_spans,

@@ -85,7 +85,7 @@ def author_sql(name: str) -> tuple[str, list[object]]:
         clauses.append("EXISTS (SELECT 1 FROM author_tokens x WHERE x.paper_id = a0.paper_id "
                        f"AND x.pos = a0.pos AND {test})")
         params += extra
-    return f"SELECT a0.paper_id FROM author_tokens a0 WHERE {' AND '.join(clauses)}", params
+    return f"SELECT a0.paper_id FROM author_tokens a0 WHERE {' AND '.join(clauses)}", list(params)
 
 
 def paper_condition(filters: Filters) -> tuple[str, list[object]]:

@@ -40,7 +40,8 @@ def is_instruction(sentence: str) -> bool:
 
 def scrub(text: str, placeholder: str = "[instruction-like text removed]") -> tuple[str, int]:
     """The text with every instruction-like sentence replaced by a placeholder, and how many."""
-    out, removed = [], 0
+    out: list[str] = []
+    removed = 0
     for sentence in split_sentences(text):
         if is_instruction(sentence):
             removed += 1

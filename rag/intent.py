@@ -133,7 +133,8 @@ def part_kind(text: str, whole: str) -> Kind:
     if named >= 2 and (re.search(r"\beach\b", text) or (
             re.search(r"\bor\b", text) and _COMPARATIVE.search(text))):
         return "comparison"
-    if _COMPARISON.search(text) and not re.search(r"\beach\b", _COMPARISON.search(text)[0]) and named:
+    compared = _COMPARISON.search(text)
+    if compared and not re.search(r"\beach\b", compared[0]) and named:
         return "comparison"
     if _HOW.search(text):
         return "how"

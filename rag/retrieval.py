@@ -160,7 +160,7 @@ def _assemble(lib: Library, vector: np.ndarray, pool: list[str], fused: dict[str
     out = []
     for pid in order[:k]:
         if pid in papers:
-            chunk = best[pid].chunk if pid in best else None
-            out.append(ScoredPaper(papers[pid], fused[pid], chunk, similarity.get(pid, 0.0),
+            top: Chunk | None = best[pid].chunk if pid in best else None
+            out.append(ScoredPaper(papers[pid], fused[pid], top, similarity.get(pid, 0.0),
                                    tuple(ranks[pid])))
     return out

@@ -105,7 +105,8 @@ _INTRO_PATTERNS = (
 _NOT_METHODS = {
     "LLM", "LLMs", "NLP", "AI", "GPT", "GPTs", "CNN", "CNNs", "RNN", "RNNs", "SOTA", "API",
     "APIs", "MLLM", "MLLMs", "VLM", "VLMs", "LM", "LMs", "PLM", "PLMs", "BERT", "NLG", "NLU",
-    "QA", "RL", "KV", "MoE", "RoPE", "GPU", "GPUs", "CPU", "ImageNet", "GNN", "GNNs", "DNN", "DNNs", "ViT", "In", "A", "An", "The", "This", "Our",
+    "QA", "RL", "KV", "MoE", "RoPE", "GPU", "GPUs", "CPU", "ImageNet", "GNN", "GNNs", "DNN", "DNNs", "ViT",
+    "In", "A", "An", "The", "This", "Our",
 }
 
 

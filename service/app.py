@@ -34,7 +34,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        first = engine or await run_in_threadpool(_first_engine, settings)
+        first = engine if engine is not None else await run_in_threadpool(_first_engine, settings)
         app.state.live = LiveEngine(settings, first)
         app.state.log = ConversationLog(settings.data_dir / "service.sqlite")
         yield

@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
+from eval.metrics import fact_covered
 from rag.formats import Problem, read_file
 from rag.settings import BUNDLED_CORPUS, PROJECT_ROOT
 from rag.types import Paper
-
-from eval.metrics import fact_covered
 
 SPLITS = {"dev": PROJECT_ROOT / "eval" / "datasets" / "dev.jsonl",
           "test": PROJECT_ROOT / "eval" / "datasets" / "test.jsonl"}

@@ -1,4 +1,5 @@
-"""Venue and year listings are answered from the indexed catalogue columns, cited; a listing that also asks about a topic is not one."""
+"""Venue and year listings are answered from the indexed catalogue columns, cited; a listing
+that also asks about a topic is not one."""
 
 from __future__ import annotations
 

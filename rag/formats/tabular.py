@@ -63,6 +63,7 @@ def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper 
 
 def _from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
     parsed = row.get("authors_parsed")
+    authors: Any
     if isinstance(parsed, list):
         authors = [" ".join(p for p in (a[1], a[0]) if p).strip() for a in parsed if a]
     else:
