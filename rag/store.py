@@ -92,11 +92,47 @@ def check_server_version(server: str, client: str) -> None:
                          "chromadb package) or install a matching chromadb.")
 
 
+def _import_chromadb() -> Any:
+    """``import chromadb`` without the import-time signature checks of its ``@override``
+    decorators (the ``overrides`` package compares every overriding method's signature with its
+    base class's as each class is defined: a development lint that costs about 0.35 s of every
+    cold start). The decorators still mark the methods, so ``EnforceOverrides`` works; the real
+    functions are put back once chromadb and the API module of the chosen mode are loaded."""
+    import sys
+
+    if "chromadb.api.rust" in sys.modules:
+        import chromadb
+        return chromadb
+    try:
+        import overrides
+        module = sys.modules["overrides.overrides"]
+        saved = overrides.override, overrides.overrides, module.override, module.overrides  # type: ignore[attr-defined]
+    except (ImportError, KeyError, AttributeError):  # another overrides layout: import as is
+        import chromadb
+        return chromadb
+
+    def mark(method: Any = None, **_: Any) -> Any:
+        if method is None:
+            return mark
+        method.__override__ = True
+        return method
+
+    overrides.override = overrides.overrides = mark  # type: ignore[assignment]
+    module.override = module.overrides = mark  # type: ignore[attr-defined]
+    try:
+        import chromadb
+        import chromadb.api.fastapi  # noqa: F401  the API modules are imported lazily by the client
+        import chromadb.api.rust  # noqa: F401
+    finally:
+        overrides.override, overrides.overrides, module.override, module.overrides = saved  # type: ignore[attr-defined]
+    return chromadb
+
+
 def chroma_client(settings: Settings, *, fresh: bool = False) -> Any:
     """A Chroma client for the configured mode. ``fresh``: in embedded mode, a client that
     reads the files as they are now (Chroma caches one system per path in the process and
     keeps serving what it loaded; clients opened before keep working on their own state)."""
-    import chromadb
+    chromadb = _import_chromadb()
     from chromadb.api.shared_system_client import SharedSystemClient
 
     store = settings.store
