@@ -65,15 +65,24 @@ def sentences() -> list[str]:
     return sorted(set(pool))
 
 
+def _prime_at_most(n: int) -> int:
+    return next(q for q in range(n, 1, -1) if all(q % d for d in range(2, int(q**0.5) + 1)))
+
+
 def synthetic(start: int, count: int, pool: list[str], path: Path) -> None:
+    """Paper i takes one sentence from each of five disjoint slices of the pool, the one at
+    (a + b*k) mod q in slice k, where (a, b) = divmod-pair of i. Two papers agree in slot k only
+    where a linear equation mod the prime q holds, so any two share at most one sentence and
+    are never near-duplicates (chance draws of three shared sentences would be at 100k)."""
     rng = random.Random(start)
+    q = _prime_at_most(len(pool) // 5)
+    if start + count > q * q:
+        raise SystemExit(f"the sentence pool allows {q * q} distinct synthetic papers")
     with path.open("w", encoding="utf-8") as out:
         for i in range(start, start + count):
             name = f"Syn{i:07d}Net"
-            # each sentence carries the paper's own name, so that two papers drawing three of
-            # their five sentences from the same pool (which happens by chance at 100k) share
-            # under half their shingles and are not near-duplicates
-            body = " ".join(f"In {name}, {s[0].lower()}{s[1:]}" for s in rng.sample(pool, 5))
+            a, b = i % q, i // q
+            body = " ".join(pool[k * q + (a + b * k) % q] for k in range(5))
             authors = [f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}{rng.randrange(400)}" for _ in range(3)]
             out.write(json.dumps({"id": f"syn-{i}", "abstract": f"We propose {name}, a new method. {body}",
                                   "authors": authors, "year": 2010 + i % 15,

@@ -128,6 +128,12 @@ def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
     return False
 
 
+def _focus_words(intent: Intent) -> list[str]:
+    """The question's focus words as written, in question order."""
+    focus = intent.focus - GENERIC_TERMS
+    return [w for w in dict.fromkeys(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", intent.question)) if stem(w) in focus]
+
+
 def _topic_share(intent: Intent, papers: Sequence[ScoredPaper],
                  weight: Callable[[str], float] | None = None) -> float:
     """The largest share of the question's focus that one read abstract says, each focus word
@@ -162,6 +168,13 @@ class Reader:
         rare = tuple(w for w, n in counts.items() if 0 < n <= self.settings.rare_name_chunks)
         return (replace(intent, names=intent.names + rare) if rare else intent), unknown
 
+    def _absent_word(self, intent: Intent) -> str | None:
+        """The first lower-case topic word of the question that no indexed chunk contains."""
+        if self.terms is None:
+            return None
+        return next((w for w in _focus_words(intent) if w.islower() and len(w) > 3
+                     and self.terms.count(w) == 0), None)
+
     def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
         usable = [e for e in evidence if e.paper.has_abstract]
         if not usable:
@@ -176,6 +189,9 @@ class Reader:
         share = _topic_share(intent, papers, self.terms.weight if self.terms else None)
         if unknown and share < self.settings.unknown_term_overlap:
             return Reading((), tuple(usable), f"none of the indexed abstracts mentions {unknown}")
+        absent = self._absent_word(intent)
+        if absent and share < self.settings.unknown_word_overlap:
+            return Reading((), tuple(usable), f"none of the indexed abstracts mentions {absent}")
         if not intent.names and share < self.settings.min_topic_overlap:
             return Reading((), tuple(papers), "the closest abstracts are about something else")
         scored = self._score(intent, papers)
@@ -195,6 +211,8 @@ class Reader:
         if named and not intent.multi_paper:  # the papers that say the most of the names
             most = max(said.values())
             return [e for e in named if said[e.paper.id] == most][:3]
+        if named:  # a list about a named thing ("Which datasets was KGpip tested on?")
+            return named
         strongest = max(e.similarity for e in usable)
         floor = max(self.settings.min_evidence, strongest - self.settings.evidence_margin)
         chosen = [e for e in usable if e.similarity >= floor] or usable[:1]
