@@ -99,16 +99,16 @@ def holds(part: Part, sentence: str, terms: set[str], paper: ScoredPaper | None 
         found = names(sentence) + ([method] if method and mentions(sentence, method) else [])
         return any(n.lower() not in said for n in found)
     if part.kind == "comparison" and part.unit == "figure":
-        return bool(number_spans(sentence))
+        return bool(number_spans(sentence, part.text))
     if part.kind != "number":
         return True
-    spans = [m.group(0) for m in number_spans(sentence)]
+    spans = [m.group(0) for m in number_spans(sentence, part.text)]
     if part.unit == "%":
         spans = [s for s in spans if is_share(s)]
     elif part.unit == "x":
         spans = [s for s in spans if times(s)] or (spans if re.search(r"faster|speed", sentence) else [])
     if part.counted:  # "how many GPUs": a number of GPUs, not "5.5B tokens"
-        return any(_counts(sentence, m.end(), part.counted) for m in number_spans(sentence))
+        return any(_counts(sentence, m.end(), part.counted) for m in number_spans(sentence, part.text))
     measured = part.focus - {part.unit or ""}
     return bool(spans) and (not measured or bool(measured & terms))
 
@@ -126,12 +126,6 @@ def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
         if word.lower() in ("for", "to", "on", "in", "and", ",", ".", ";", "with", "from", "than"):
             return False
     return False
-
-
-def _focus_words(intent: Intent) -> list[str]:
-    """The question's focus words as written, in question order."""
-    focus = intent.focus - GENERIC_TERMS
-    return [w for w in dict.fromkeys(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", intent.question)) if stem(w) in focus]
 
 
 def _topic_share(intent: Intent, papers: Sequence[ScoredPaper],
@@ -168,13 +162,6 @@ class Reader:
         rare = tuple(w for w, n in counts.items() if 0 < n <= self.settings.rare_name_chunks)
         return (replace(intent, names=intent.names + rare) if rare else intent), unknown
 
-    def _absent_word(self, intent: Intent) -> str | None:
-        """The first lower-case topic word of the question that no indexed chunk contains."""
-        if self.terms is None:
-            return None
-        return next((w for w in _focus_words(intent) if w.islower() and len(w) > 3
-                     and self.terms.count(w) == 0), None)
-
     def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
         usable = [e for e in evidence if e.paper.has_abstract]
         if not usable:
@@ -189,9 +176,6 @@ class Reader:
         share = _topic_share(intent, papers, self.terms.weight if self.terms else None)
         if unknown and share < self.settings.unknown_term_overlap:
             return Reading((), tuple(usable), f"none of the indexed abstracts mentions {unknown}")
-        absent = self._absent_word(intent)
-        if absent and share < self.settings.unknown_word_overlap:
-            return Reading((), tuple(usable), f"none of the indexed abstracts mentions {absent}")
         if not intent.names and share < self.settings.min_topic_overlap:
             return Reading((), tuple(papers), "the closest abstracts are about something else")
         scored = self._score(intent, papers)

@@ -61,7 +61,7 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
     """The short answer a part asks for, cut from the sentence itself (never made up)."""
     text = sentence.text
     if part.kind == "number":
-        spans = [m for m in number_spans(text)
+        spans = [m for m in number_spans(text, question)
                  if part.unit != "%" or is_share(m.group(0))]
         spans = [m for m in spans if part.unit != "x" or times(m.group(0))] or spans
         if not spans:

@@ -125,9 +125,14 @@ NUMBER = re.compile(
 _YEARLIKE = re.compile(r"^(?:19|20)\d\d$")
 
 
-def number_spans(sentence: str) -> list[re.Match[str]]:
-    """Numbers in a sentence that can answer "how many/how much", without years or list markers."""
-    return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(m.group(0))]
+def number_spans(sentence: str, given: str = "") -> list[re.Match[str]]:
+    """Numbers in a sentence that can answer "how many/how much": not years or list markers, not
+    part of a name ("ResNet-50", "Top-1", "Chat-7B"), and not a figure the question ``given``
+    already says."""
+    said = {m.group(0).lower() for m in NUMBER.finditer(given)}
+    return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(m.group(0))
+            and not re.search(r"[A-Za-z]-$", sentence[max(0, m.start() - 2):m.start()])
+            and m.group(0).lower() not in said]
 
 
 def percent(span: str) -> bool:

@@ -70,9 +70,6 @@ class AnswerSettings(BaseModel):
     unknown_term_overlap: float = Field(
         0.5, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
         "declined unless a read abstract says this share of its focus terms")
-    unknown_word_overlap: float = Field(
-        0.0, ge=0, le=1, description="the same for a lower-case topic word no abstract uses "
-        "(\"membership inference\"); paraphrases use such words too, so this is lower")
     rare_name_chunks: int = Field(
         3, ge=0, le=50, description="a capitalised word in at most this many chunks counts as a name")
     yes_no_coverage: float = Field(

@@ -106,3 +106,15 @@ def test_a_comparative_question_wants_each_side_s_figure():
 def test_common_words_hyphenated_to_a_name_are_not_part_of_it():
     intent = parse_intent("Does the MAE-pretrained student beat the BERT-style baseline at top-1?")
     assert intent.names == ("MAE", "BERT")
+
+
+@pytest.mark.parametrize("sentence, question, found", [
+    ("With 2B parameters it beats Qwen-Chat-7B by 8.8% on average.", "By what margin does it beat Qwen-Chat-7B?",
+     ["2B", "8.8%"]),
+    ("It outperforms ResNet-50 by 2.5% in Top-1 accuracy.", "What is its top-1 gain?", ["2.5%"]),
+    ("Trained on 64 GPUs for 3 days, it reaches 41.5% on 2023 data.", "How long, on 64 GPUs?", ["3", "41.5%"]),
+])
+def test_an_answer_figure_is_not_part_of_a_name_nor_a_figure_the_question_gives(sentence, question, found):
+    from rag.lexicon import number_spans
+
+    assert [m.group(0).strip() for m in number_spans(sentence, question)] == found
