@@ -43,6 +43,7 @@ GRID: dict[str, tuple[float, ...]] = {
     "weight_name": (0.0, 0.15, 0.3),
     "weight_intro": (0.0, 0.1, 0.2, 0.3),
     "weight_mechanism": (0.0, 0.05, 0.1, 0.2),
+    "weight_result": (0.0, 0.05, 0.1, 0.2),
     "max_sentences": (3, 4, 5),
     "answer_sentences": (2, 3, 4),
     "second_ratio": (0.6, 0.7, 0.8, 0.9),

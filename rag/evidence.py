@@ -35,6 +35,14 @@ from .types import ScoredPaper
 MECHANISM = re.compile(r"\b(?:by|through|via|using|based\s+on|relies\s+on|leverag\w*|employ\w*|"
                        r"consists?\s+of|instead\s+of|rather\s+than|specifically|concretely|"
                        r"in\s+particular)\b", re.IGNORECASE)
+# a sentence that reports results rather than saying what the work is or does
+RESULT_SENTENCE = re.compile(r"\b(?:experiments?|empirical(?:ly)?|results?|evaluations?)\b[^.]{0,30}"
+                             r"\b(?:show|demonstrate|indicate|confirm|verify)|\boutperform|"
+                             r"\bstate[- ]of[- ]the[- ]art\b|\bsurpass", re.IGNORECASE)
+# a question about results: then result sentences are what it asks for
+ASKS_RESULTS = re.compile(r"\b(?:better|best|worse|outperform\w*|beat\w*|faster|slower|accura\w*|score\w*|"
+                          r"results?|perform\w*|gains?|improv\w*|compar\w*|benchmark\w*|state[- ]of)\b",
+                          re.IGNORECASE)
 INTRO_SENTENCE = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
 
 
@@ -233,6 +241,9 @@ class Reader:
             bonus += self.settings.weight_intro
         if part.kind in ("how", "comparison") and MECHANISM.search(text):
             bonus += self.settings.weight_mechanism
+        if (part.kind in ("how", "comparison", "describe", "list") and RESULT_SENTENCE.search(text)
+                and not ASKS_RESULTS.search(part.text)):
+            bonus -= self.settings.weight_result
         return min(bonus, 0.4)
 
     @staticmethod

@@ -89,6 +89,8 @@ class AnswerSettings(BaseModel):
     weight_paper: float = Field(0.2, ge=0, description="the paper's retrieval similarity")
     weight_name: float = Field(0.30, ge=0, description="per name from the question the sentence says")
     weight_intro: float = Field(0.30, ge=0, description='"we propose ..." for what/which questions')
+    weight_result: float = Field(0.1, ge=0, description='taken off "experiments show ...", '
+                                 '"outperforms ..." when a how/what question does not ask about results')
     weight_mechanism: float = Field(0.1, ge=0, description='"by", "via", "based on" ... for how '
                                     "and comparison questions")
     strong_evidence: float = Field(
