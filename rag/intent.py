@@ -122,7 +122,17 @@ def _unit(text: str) -> str | None:
     return None
 
 
+_ASKS = re.compile(r"^(?:(?:on|in|for|with|by|at|to|from|of|under)\s+)?(?:what|which|how|who|whom|whose|why|when|"
+                   r"where|does|do|did|is|are|was|were|can|could|has|have|had|will|would|should|list|name|"
+                   r"give|explain|describe|tell|compare|summari[sz]e|show|find)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"^(?:when|where|if|once|after|before|while|since)\s+(?!(?:is|are|was|were|does|do|did|"
+                     r"can|could|has|have|will|would)\b)", re.IGNORECASE)
+
+
 def part_kind(text: str, whole: str) -> Kind:
+    context, _, asked = text.partition(", ")
+    if asked and _YES_NO.match(asked) and (not _ASKS.match(context) or _CLAUSE.match(context)):
+        text = asked  # "During its post-training, does ViGaL ...": the kind is the asking clause's
     if _EXISTS.match(text):
         return "list" if re.search(r"\b(?:papers|works|studies|methods|models)\b", text) else "name"
     if _YES_NO.match(text):
@@ -146,8 +156,14 @@ def part_kind(text: str, whole: str) -> Kind:
 
 
 def split_parts(question: str) -> list[str]:
+    """The question's parts. A leading clause that asks nothing before a yes/no question ("During
+    its RL post-training, does ViGaL ...", "When X was tuned, did ...") is part of it. (Before a
+    wh-question it stays a part of its own: on dev that reads its context sentence too.)"""
     pieces = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
-    return [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]
+    pieces = [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]
+    if len(pieces) > 1 and (not _ASKS.match(pieces[0]) or _CLAUSE.match(pieces[0])) and _YES_NO.match(pieces[1]):
+        pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
+    return pieces
 
 
 def _part(text: str, question: str, said: tuple[str, ...]) -> Part:

@@ -36,7 +36,8 @@ NEGATIONS = frozenset("""not no never without cannot can't don't doesn't didn't 
 weren't fails fail failed unable lack lacks lacking neither nor none free""".split())
 # Words that deny a change or a need: "keeps the weights frozen" answers "does it change them?".
 DENIALS = frozenset("""frozen freeze freezing fixed unchanged intact untouched eliminates eliminate
-eliminating avoids avoid avoiding instead rather""".split())
+eliminating avoids avoid avoiding instead rather decouple decouples decoupled decoupling
+independent independently""".split())
 
 
 def stem(word: str) -> str:
