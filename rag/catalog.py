@@ -287,6 +287,17 @@ class Catalog:
     def keyword_count(self) -> int:
         return self.chunk_count()
 
+    def keyword_hits(self, match: str, cap: int) -> int:
+        """How many chunks match, counted up to ``cap`` without ranking them (so that a common
+        word costs at most ``cap`` index rows, not a BM25 pass over every chunk that says it)."""
+        try:
+            row = self.db.execute("SELECT count(*) FROM (SELECT rowid FROM chunk_fts WHERE chunk_fts "
+                                  "MATCH ? LIMIT ?)", (match, cap)).fetchone()
+        except sqlite3.OperationalError as exc:
+            log.warning("keyword query %r failed: %s", match, exc)
+            return 0
+        return int(row[0])
+
     # ------------------------------------------------------------------ meta (generation)
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -226,7 +226,8 @@ class OfflineAnswerer:
         room = max(1, self.settings.max_sentences // len(sides))
         out: list[DraftSentence] = []
         for pid in sides:
-            own = [c for c in cands if c.paper.paper.id == pid and c.score >= self.settings.min_sentence_score]
+            own = [c for c in cands if c.paper.paper.id == pid and c.score >= self.settings.min_sentence_score
+                   and not _about_the_other_side(c, intent.names)]
             own.sort(key=lambda c: (not c.holds, -c.score))
             for c in own[:room]:
                 prefix = f"- {c.paper.paper.label}: " if c is own[0] else ""
@@ -243,6 +244,19 @@ def _about_the_work(sentence: Sentence, asked: tuple[str, ...]) -> bool:
     method = sentence.paper.paper.method
     said = [n for n in (*asked, method or "") if n]
     return bool(_OWN_WORK.search(sentence.text)) or any(name_pattern(n).search(sentence.text) for n in said)
+
+
+def _about_the_other_side(sentence: Sentence, compared: tuple[str, ...]) -> bool:
+    """In a comparison, a sentence of one side's paper that names another compared method but
+    not its own ("Advanced models like RPG ..." in the IterComp abstract) is about the other side."""
+    text, paper = sentence.text, sentence.paper.paper
+    mine = [n for n in compared if paper.method and n.lower() == paper.method.lower()]
+    if not mine:
+        counts = {n: len(name_pattern(n).findall(paper.text)) for n in compared}
+        mine = [max(counts, key=counts.__getitem__)] if counts and max(counts.values()) else []
+    others = [n for n in compared if n not in mine]
+    return (any(name_pattern(n).search(text) for n in others)
+            and not any(name_pattern(n).search(text) for n in mine))
 
 
 def _bold(span: str) -> str:

@@ -39,7 +39,7 @@ def chunks_saying(catalog: Catalog, term: str, limit: int = 8) -> int:
     words = _WORD.findall(term)
     if not words:
         return 0
-    return len(catalog.keyword_search('"' + " ".join(w.lower() for w in words) + '"', limit))
+    return catalog.keyword_hits('"' + " ".join(w.lower() for w in words) + '"', limit)
 
 
 class TermStats:

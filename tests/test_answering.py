@@ -171,3 +171,16 @@ def test_the_model_never_sees_instruction_text_from_an_abstract(library):
     answer(engine, "How many fish calls does the coral reef detector find?")
     prompt = engine.generator.model.prompts[0][1]["content"]
     assert "hydrophone arrays" in prompt and "PWNED" not in prompt and "Ignore previous" not in prompt
+
+
+def test_in_a_comparison_a_sentence_about_the_other_side_does_not_speak_for_this_one():
+    from rag.evidence import Sentence
+    from rag.generation import _about_the_other_side
+    from rag.types import Paper, ScoredPaper
+
+    text = ("Earlier planners like RegionPlan need no training. We propose IterMix, which learns "
+            "from reward models by iterative feedback.")
+    paper = ScoredPaper(Paper("p", text, text, method="IterMix"), 1.0)
+    other, own = text.split(". ")
+    assert _about_the_other_side(Sentence(paper, other, 1.0, True), ("RegionPlan", "IterMix"))
+    assert not _about_the_other_side(Sentence(paper, own, 1.0, True), ("RegionPlan", "IterMix"))
