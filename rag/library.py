@@ -16,6 +16,7 @@ from .chunking import Chunker, chunker_signature
 from .embedding import Embedder, build_embedder
 from .errors import StoreError
 from .settings import Settings
+from .snapshots import follow_snapshot
 from .stamp import Stamp, read_stamp
 from .store import ChromaIndex, VectorIndex, chroma_client
 
@@ -52,6 +53,8 @@ def open_library(settings: Settings, *, embedder: Embedder | None = None,
     ``pinned``: the catalogue keeps one snapshot (readers beside a running ingest); ``fresh``:
     the embedded vector store is read as it is on disk now (reopening after an ingest)."""
     check_data_dir(settings)
+    if stamp is None and settings.store.snapshot_dir is not None:
+        follow_snapshot(settings)  # the newest catalogue another machine published
     stamp = stamp or read_stamp(settings)
     with ThreadPoolExecutor(max_workers=1) as pool:  # load the model while the store opens
         loading = pool.submit(build_embedder, settings.embedding) if embedder is None else None

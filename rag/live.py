@@ -18,7 +18,8 @@ from .engine import Engine, build_engine
 from .library import disagreement, open_library
 from .llm import ChatModel
 from .settings import Settings
-from .stamp import stamp_token
+from .snapshots import follow_snapshot, shared_stamp, snapshot_token
+from .stamp import read_stamp, stamp_token
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,8 @@ class LiveEngine:
         self._checked = time.monotonic()
         self._lock = threading.Lock()
         self._opening: threading.Thread | None = None
+        self._following: threading.Thread | None = None
+        self._published = snapshot_token(settings)
         self.problem: str | None = None
         self.reopened = 0
 
@@ -43,6 +46,7 @@ class LiveEngine:
         now = time.monotonic()
         if interval and now - self._checked >= interval:
             self._checked = now
+            self._follow()
             token = stamp_token(self.settings)
             if token != self._seen:
                 self._start(token)
@@ -50,6 +54,8 @@ class LiveEngine:
 
     def refresh(self) -> Engine:
         """Open the newest generation now, if it is new (waits; for tests and tools)."""
+        if self.settings.store.snapshot_dir is not None:
+            follow_snapshot(self.settings)
         token = stamp_token(self.settings)
         if token != self._seen:
             self._start(token)
@@ -57,6 +63,30 @@ class LiveEngine:
         if thread is not None:
             thread.join()
         return self._engine
+
+    def _follow(self) -> None:
+        """With a shared snapshot folder: when another machine has published, copy the new
+        catalogue in on a background thread; its local stamp then triggers the swap."""
+        if self.settings.store.snapshot_dir is None:
+            return
+        token = snapshot_token(self.settings)
+        with self._lock:
+            if token == self._published or (self._following is not None and self._following.is_alive()):
+                return
+            self._published = token
+            self._following = threading.Thread(target=self._copy, daemon=True, name="snapshot-follow")
+            self._following.start()
+
+    def _copy(self) -> None:
+        try:
+            if not follow_snapshot(self.settings) and shared_stamp(self.settings) is not None:
+                local, shared = read_stamp(self.settings), shared_stamp(self.settings)
+                if shared is not None and shared.generation > local.generation:
+                    self._published = None  # the copy failed: try again at the next look
+        except Exception as exc:  # keep serving what we have; say why
+            self.problem = f"the published index could not be copied ({exc}); serving the previous one."
+            self._published = None
+            log.warning("%s", self.problem)
 
     def _start(self, token: tuple[int, int, int] | None) -> None:
         with self._lock:

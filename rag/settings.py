@@ -141,6 +141,9 @@ class StoreSettings(BaseModel):
     tenant: str = "default_tenant"
     database: str = "default_database"
     reload_seconds: float = Field(1.0, ge=0, description="how often a running service looks for a new index generation")
+    snapshot_dir: Path | None = Field(
+        None, description="a folder all machines share: ingest publishes each generation's catalogue "
+        "there, services copy the newest into their data directory (server mode; docs/scaling.md)")
 
 
 class ServiceSettings(BaseModel):
