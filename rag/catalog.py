@@ -139,6 +139,10 @@ class Catalog:
     def chunk_count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
+    def chunk_estimate(self) -> int:
+        """About how many chunks there are (the largest rowid: one index probe, not a count)."""
+        return int(self.db.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0])
+
     def hashes(self, ids: Iterable[str]) -> dict[str, str]:
         """Stored source hashes for these ids, papers and aliases alike."""
         found: dict[str, str] = {}
@@ -191,7 +195,9 @@ class Catalog:
         where, params = paper_condition(filters)
         if abstract is not None:
             where += f" AND p.has_abstract = {int(abstract)}"
-        sql = f"SELECT p.id FROM papers p WHERE {where} ORDER BY p.id"
+        # papers without an abstract are few: walk their partial index, not the year range
+        hint = " INDEXED BY papers_no_abstract" if abstract is False else ""
+        sql = f"SELECT p.id FROM papers p{hint} WHERE {where} ORDER BY p.id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [r[0] for r in self.db.execute(sql, params)]

@@ -15,17 +15,27 @@ from .types import Chunk, ScoredChunk
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
-def match_expression(query: str) -> str:
+COMMON_SHARE, COMMON_FLOOR = 0.1, 1000
+
+
+def match_expression(query: str, catalog: Catalog | None = None) -> str:
     """An FTS5 expression that ORs the query's content words, each quoted so that no user
-    text is read as FTS syntax. Method names and numbers survive as they are."""
+    text is read as FTS syntax. Method names and numbers survive as they are. Given the
+    catalogue, words found in over a tenth of the chunks (and at least 1,000) are left out while
+    a rarer word remains: BM25 gives them almost no weight, and scoring every chunk that says
+    "learning" made keyword search grow with the index."""
     words = [w for w in _WORD.findall(query) if w.lower() not in STOPWORDS]
     unique = list(dict.fromkeys(w.lower() for w in words))
+    if catalog is not None and len(unique) > 1:
+        cap = max(COMMON_FLOOR, int(catalog.chunk_estimate() * COMMON_SHARE))
+        rare = [w for w in unique if catalog.keyword_hits(f'"{w}"', cap) < cap]
+        unique = rare or unique
     return " OR ".join(f'"{w}"' for w in unique)
 
 
 def keyword_search(catalog: Catalog, query: str, limit: int,
                    filters: Filters | None = None) -> list[ScoredChunk]:
-    expression = match_expression(query)
+    expression = match_expression(query, catalog)
     if not expression:
         return []
     rows = catalog.keyword_search(expression, limit, filters)

@@ -225,12 +225,9 @@ class ChromaIndex:
         """Nearest chunks, optionally only those passing the metadata filter."""
         if where is not None and where.empty:
             return []
-        with _reading():
-            total = self.collection.count()
-            if total == 0:
-                return []
+        with _reading():  # no count() first: Chroma returns what there is (nothing when empty)
             reply = self.collection.query(
-                query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=min(k, total),
+                query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=k,
                 where=chroma_where(where), include=["documents", "metadatas", "distances"],
             )
         rows = zip(reply["ids"][0], reply["documents"][0], reply["metadatas"][0],

@@ -142,3 +142,13 @@ def test_a_follow_up_in_a_conversation_retrieves_the_earlier_subject(engine):
                     history=["What does SupReMix use as hard negatives?"])
     assert result.standalone_question == "And what does it take as hard positive pairs? (SupReMix)"
     assert result.retrieved[0].paper_id == "000-0001"
+
+
+def test_words_most_chunks_say_are_left_out_of_the_keyword_query_while_a_rarer_one_remains(engine, monkeypatch):
+    import rag.keyword
+
+    catalog = engine.library.catalog
+    assert match_expression("language models zebra", catalog) == '"language" OR "models" OR "zebra"'
+    monkeypatch.setattr(rag.keyword, "COMMON_FLOOR", 20)  # as if the index were much larger
+    assert match_expression("language models SupReMix", catalog) == '"supremix"'
+    assert match_expression("language models", catalog) == '"language" OR "models"'
