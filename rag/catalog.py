@@ -96,6 +96,9 @@ def _batches(items: Sequence[str]) -> Iterator[tuple[list[str], str]]:
         yield part, ",".join("?" * len(part))
 
 
+_FEW_PAPERS = 200  # a filter this selective is searched chunk by chunk
+
+
 class Catalog:
     def __init__(self, path: Path, *, pinned: bool = False) -> None:
         self.path = path
@@ -278,6 +281,14 @@ class Catalog:
                "JOIN chunks c ON c.rowid = chunk_fts.rowid")
         params: list[object] = []
         where = "chunk_fts MATCH ?"
+        if filters is not None and filters.author and self.count_matching(filters) <= _FEW_PAPERS:
+            # one author's papers: look their chunks up in the FTS index one by one, instead of
+            # scoring every chunk that matches and dropping all but a few in the join
+            condition, params = paper_condition(filters)
+            rowids = [r[0] for r in self.db.execute(
+                f"SELECT c.rowid FROM chunks c JOIN papers p ON p.id = c.paper_id WHERE {condition}", params)]
+            where += " AND chunk_fts.rowid IN (SELECT value FROM json_each(?))"
+            params, filters = [json.dumps(rowids)], None
         if filters is not None and filters.active:
             condition, params = paper_condition(filters)
             sql += " JOIN papers p ON p.id = c.paper_id"

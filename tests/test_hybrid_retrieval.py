@@ -152,3 +152,18 @@ def test_words_most_chunks_say_are_left_out_of_the_keyword_query_while_a_rarer_o
     monkeypatch.setattr(rag.keyword, "COMMON_FLOOR", 20)  # as if the index were much larger
     assert match_expression("language models SupReMix", catalog) == '"supremix"'
     assert match_expression("language models", catalog) == '"language" OR "models"'
+
+
+def test_a_one_author_filter_searched_chunk_by_chunk_finds_what_the_join_finds(engine, monkeypatch):
+    import rag.catalog
+
+    catalog = engine.library.catalog
+    filters = Filters(author="Zhouhan Lin")
+    statements: list[str] = []
+    catalog.db.set_trace_callback(statements.append)
+    by_chunk = catalog.keyword_search('"language" OR "models" OR "parsing"', 20, filters)
+    catalog.db.set_trace_callback(None)
+    assert any("json_each" in s for s in statements)  # the chunk-by-chunk path was taken
+    monkeypatch.setattr(rag.catalog, "_FEW_PAPERS", 0)  # as if the author had many papers: the join
+    by_join = catalog.keyword_search('"language" OR "models" OR "parsing"', 20, filters)
+    assert by_chunk and [r[0] for r in by_chunk] == [r[0] for r in by_join]
