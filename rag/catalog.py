@@ -22,9 +22,10 @@ import json
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
+from .catalog_schema import SCHEMA, SCHEMA_VERSION, batches, dump_paper, load_paper
 from .dedupe import band_keys, shingle_hashes
 from .errors import IndexMismatchError, StoreError
 from .filters import Filters, paper_condition
@@ -33,69 +34,6 @@ from .text import content_hash, dedupe_key
 from .types import Chunk, Paper
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 2
-_BATCH = 500
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS papers (
-    id TEXT PRIMARY KEY, source TEXT NOT NULL, record TEXT NOT NULL, source_hash TEXT NOT NULL,
-    year INTEGER, venue TEXT, has_abstract INTEGER NOT NULL, method TEXT, dedupe_key TEXT
-);
-CREATE INDEX IF NOT EXISTS papers_source ON papers(source);
-CREATE INDEX IF NOT EXISTS papers_year ON papers(year);
-CREATE INDEX IF NOT EXISTS papers_venue ON papers(venue);
-CREATE INDEX IF NOT EXISTS papers_method ON papers(lower(method)) WHERE method IS NOT NULL;
-CREATE INDEX IF NOT EXISTS papers_dedupe ON papers(dedupe_key);
-CREATE INDEX IF NOT EXISTS papers_no_abstract ON papers(id) WHERE has_abstract = 0;
-CREATE TABLE IF NOT EXISTS venues (name TEXT PRIMARY KEY, norm TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS author_tokens (
-    token TEXT NOT NULL, paper_id TEXT NOT NULL, pos INTEGER NOT NULL,
-    PRIMARY KEY (token, paper_id, pos)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS author_tokens_paper ON author_tokens(paper_id);
-CREATE TABLE IF NOT EXISTS aliases (
-    alias TEXT PRIMARY KEY, paper_id TEXT NOT NULL, source TEXT NOT NULL, source_hash TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS aliases_source ON aliases(source);
-CREATE INDEX IF NOT EXISTS aliases_paper ON aliases(paper_id);
-CREATE TABLE IF NOT EXISTS chunks (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, paper_id TEXT NOT NULL, text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    text, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunk_fts (rowid, text) VALUES (new.rowid, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunk_fts (chunk_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-END;
-CREATE TABLE IF NOT EXISTS lsh (
-    band_key INTEGER NOT NULL, paper_id TEXT NOT NULL, PRIMARY KEY (band_key, paper_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS lsh_paper ON lsh(paper_id);
-"""
-
-
-def _dump(paper: Paper) -> str:
-    data = asdict(paper)
-    data.pop("aliases")
-    return json.dumps(data, ensure_ascii=False)
-
-
-def _load(record: str, aliases: tuple[str, ...] = ()) -> Paper:
-    data = json.loads(record)
-    data["authors"] = tuple(data["authors"])
-    return Paper(**data, aliases=aliases)
-
-
-def _batches(items: Sequence[str]) -> Iterator[tuple[list[str], str]]:
-    for start in range(0, len(items), _BATCH):
-        part = list(items[start : start + _BATCH])
-        yield part, ",".join("?" * len(part))
-
-
 _FEW_PAPERS = 200  # a filter this selective is searched chunk by chunk
 
 
@@ -126,7 +64,7 @@ class Catalog:
                 "Run `rag ingest --rebuild` to build it again.")
         if version < SCHEMA_VERSION:
             self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.executescript(_SCHEMA)
+            self.db.executescript(SCHEMA)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
@@ -149,7 +87,7 @@ class Catalog:
     def hashes(self, ids: Iterable[str]) -> dict[str, str]:
         """Stored source hashes for these ids, papers and aliases alike."""
         found: dict[str, str] = {}
-        for part, marks in _batches(list(ids)):
+        for part, marks in batches(list(ids)):
             for table, key in (("papers", "id"), ("aliases", "alias")):
                 rows = self.db.execute(
                     f"SELECT {key}, source_hash FROM {table} WHERE {key} IN ({marks})", part)
@@ -164,7 +102,7 @@ class Catalog:
             if target is None:
                 return None
             return self.get(target[0])
-        return _load(row[1], self._aliases_of(row[0]))
+        return load_paper(row[1], self._aliases_of(row[0]))
 
     def get_many(self, ids: Iterable[str]) -> dict[str, Paper]:
         return {pid: p for pid in dict.fromkeys(ids) if (p := self.get(pid)) is not None}
@@ -177,13 +115,13 @@ class Catalog:
     def papers(self) -> Iterator[Paper]:
         """Every paper (a full scan: for exports and tools, never on the question path)."""
         for pid, record in self.db.execute("SELECT id, record FROM papers ORDER BY id").fetchall():
-            yield _load(record, self._aliases_of(pid))
+            yield load_paper(record, self._aliases_of(pid))
 
     def chunks_of(self, paper_ids: Iterable[str]) -> list[Chunk]:
         """The stored chunks of these papers, in paper order then chunk order."""
         wanted = list(dict.fromkeys(paper_ids))
         rows: dict[str, list[Chunk]] = {pid: [] for pid in wanted}
-        for part, marks in _batches(wanted):
+        for part, marks in batches(wanted):
             for cid, pid, text in self.db.execute(
                     f"SELECT id, paper_id, text FROM chunks WHERE paper_id IN ({marks})", part):
                 rows[pid].append(Chunk(id=cid, paper_id=pid, index=int(cid.rsplit("#", 1)[-1]),
@@ -214,7 +152,7 @@ class Catalog:
         total = int(self.db.execute(f"SELECT count(*) FROM papers p WHERE {where}", params).fetchone()[0])
         rows = self.db.execute(f"SELECT p.id, p.record FROM papers p WHERE {where} ORDER BY p.id "
                                "LIMIT ? OFFSET ?", [*params, limit, offset]).fetchall()
-        return total, [_load(record, self._aliases_of(pid)) for pid, record in rows]
+        return total, [load_paper(record, self._aliases_of(pid)) for pid, record in rows]
 
     def count_matching(self, filters: Filters) -> int:
         where, params = paper_condition(filters)
@@ -224,7 +162,7 @@ class Catalog:
         """Those of these ids whose papers pass the filters."""
         where, params = paper_condition(filters)
         kept: set[str] = set()
-        for part, marks in _batches(list(dict.fromkeys(ids))):
+        for part, marks in batches(list(dict.fromkeys(ids))):
             rows = self.db.execute(f"SELECT p.id FROM papers p WHERE p.id IN ({marks}) AND {where}",
                                    [*part, *params])
             kept.update(r[0] for r in rows)
@@ -243,7 +181,7 @@ class Catalog:
     def method_papers(self, names: Iterable[str]) -> dict[str, list[str]]:
         """Lower-cased method name -> ids of the papers whose abstracts introduce it."""
         found: dict[str, list[str]] = {}
-        for part, marks in _batches([n.lower() for n in dict.fromkeys(names)]):
+        for part, marks in batches([n.lower() for n in dict.fromkeys(names)]):
             for name, pid in self.db.execute(
                     f"SELECT lower(method), id FROM papers WHERE method IS NOT NULL AND "
                     f"lower(method) IN ({marks}) ORDER BY id", part):
@@ -347,7 +285,7 @@ class Catalog:
 
     def _existing(self, ids: list[str]) -> list[str]:
         found: list[str] = []
-        for part, marks in _batches(list(dict.fromkeys(ids))):
+        for part, marks in batches(list(dict.fromkeys(ids))):
             found += [r[0] for r in self.db.execute(f"SELECT id FROM papers WHERE id IN ({marks})", part)]
         return found
 
@@ -356,7 +294,7 @@ class Catalog:
         self.db.execute(
             "INSERT INTO papers (id, source, record, source_hash, year, venue, has_abstract, method, "
             "dedupe_key) VALUES (?,?,?,?,?,?,?,?,?)",
-            (paper.id, paper.source, _dump(replace(paper, aliases=())), digest, paper.year,
+            (paper.id, paper.source, dump_paper(replace(paper, aliases=())), digest, paper.year,
              paper.venue, int(paper.has_abstract), paper.method, key))
         if paper.venue:
             self.db.execute("INSERT OR IGNORE INTO venues (name, norm) VALUES (?, ?)",
