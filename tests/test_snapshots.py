@@ -97,3 +97,16 @@ def test_published_snapshots_are_pruned_to_the_newest_two(tmp_path, port):
     published = sorted(p.name for p in (tmp_path / "shared").glob("papers-g*.sqlite"))
     generation = read_stamp(writer).generation
     assert published == [f"papers-g{generation - 1}.sqlite", f"papers-g{generation}.sqlite"]
+
+
+def test_a_folder_that_cannot_be_published_to_is_a_clear_error_and_the_next_ingest_publishes(tmp_path, port):
+    from rag.errors import StoreError
+
+    writer = machine(tmp_path, "writer", port)
+    (tmp_path / "shared").write_text("a file where the shared folder should be")
+    with pytest.raises(StoreError, match="could not be published.*RAG_STORE__SNAPSHOT_DIR"):
+        run_ingest(writer, write(tmp_path, FIRST))
+    assert read_stamp(writer).generation == 1  # the local index was built and stamped
+    (tmp_path / "shared").unlink()
+    run_ingest(writer, write(tmp_path, FIRST))  # nothing changed locally: it only publishes
+    assert shared_stamp(writer).generation == 1
