@@ -24,7 +24,7 @@ from .library import Library, open_library
 from .origins import Origins, origin_of
 from .papers import DuplicateFinder, merge, text_hash
 from .settings import Settings
-from .snapshots import publish_snapshot, shared_stamp
+from .snapshots import publish_snapshot
 from .stamp import read_stamp, write_stamp
 from .store import chroma_client, collection_names
 from .types import Chunk, Paper
@@ -122,9 +122,7 @@ def _publish(lib: Library, report: IngestReport, force: bool = False) -> None:
     changed = report.indexed or report.removed or report.repaired or report.duplicates_merged
     if not (force or changed or live.generation == 0):
         report.generation = live.generation
-        published = shared_stamp(lib.settings)
-        if lib.settings.store.snapshot_dir and (published is None or published.generation < live.generation):
-            publish_snapshot(lib.settings, live)
+        publish_snapshot(lib.settings, live)  # if an earlier run could not
         return
     stamp = replace(lib.stamp, generation=max(live.generation + 1, lib.stamp.generation),
                     papers=lib.catalog.count(), chunks=lib.catalog.chunk_count())

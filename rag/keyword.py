@@ -26,8 +26,9 @@ def match_expression(query: str, catalog: Catalog | None = None) -> str:
     "learning" made keyword search grow with the index."""
     words = [w for w in _WORD.findall(query) if w.lower() not in STOPWORDS]
     unique = list(dict.fromkeys(w.lower() for w in words))
-    if catalog is not None and len(unique) > 1:
-        cap = max(COMMON_FLOOR, int(catalog.chunk_estimate() * COMMON_SHARE))
+    size = catalog.chunk_estimate() if catalog is not None and len(unique) > 1 else 0
+    if catalog is not None and size >= COMMON_FLOOR:  # a smaller index has no word that common
+        cap = max(COMMON_FLOOR, int(size * COMMON_SHARE))
         rare = [w for w in unique if catalog.keyword_hits(f'"{w}"', cap) < cap]
         unique = rare or unique
     return " OR ".join(f'"{w}"' for w in unique)

@@ -79,14 +79,13 @@ class LiveEngine:
 
     def _copy(self) -> None:
         try:
-            if not follow_snapshot(self.settings) and shared_stamp(self.settings) is not None:
-                local, shared = read_stamp(self.settings), shared_stamp(self.settings)
-                if shared is not None and shared.generation > local.generation:
-                    self._published = None  # the copy failed: try again at the next look
+            follow_snapshot(self.settings)
         except Exception as exc:  # keep serving what we have; say why
             self.problem = f"the published index could not be copied ({exc}); serving the previous one."
-            self._published = None
             log.warning("%s", self.problem)
+        shared = shared_stamp(self.settings)
+        if shared is not None and shared.generation > read_stamp(self.settings).generation:
+            self._published = None  # not taken (the copy failed): look again next time
 
     def _start(self, token: tuple[int, int, int] | None) -> None:
         with self._lock:

@@ -16,17 +16,16 @@ sees a half-written file and the shared storage needs no locking.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
 import sqlite3
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import StoreError
-from .stamp import STAMP_FILE, Stamp, read_stamp, write_stamp
+from .stamp import STAMP_FILE, Stamp, file_token, read_stamp, read_stamp_file, write_stamp, write_stamp_file
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -42,19 +41,15 @@ def _shared(settings: Settings) -> Path | None:
 def shared_stamp(settings: Settings) -> Stamp | None:
     """The newest published generation, or None when nothing is published (or readable)."""
     folder = _shared(settings)
-    if folder is None:
-        return None
-    try:
-        data = json.loads((folder / STAMP_FILE).read_text(encoding="utf-8"))
-        return Stamp(**{k: data[k] for k in Stamp.__dataclass_fields__ if k in data})
-    except (OSError, ValueError, TypeError):
-        return None
+    return read_stamp_file(folder / STAMP_FILE) if folder is not None else None
 
 
 def publish_snapshot(settings: Settings, stamp: Stamp) -> Path | None:
-    """Copy the stamped catalogue to the shared folder and stamp it there (last)."""
+    """Copy the stamped catalogue to the shared folder and stamp it there (last), unless that
+    generation is published already."""
     folder = _shared(settings)
-    if folder is None:
+    published = shared_stamp(settings)
+    if folder is None or (published is not None and published.generation >= stamp.generation):
         return None
     name = f"papers-g{stamp.generation}.sqlite"
     try:
@@ -68,7 +63,7 @@ def publish_snapshot(settings: Settings, stamp: Stamp) -> Path | None:
             target.close()
             source.close()
         os.replace(temporary, folder / name)
-        _write_json(folder / STAMP_FILE, asdict(replace(stamp, catalog=name)))
+        write_stamp_file(folder / STAMP_FILE, replace(stamp, catalog=name))
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"the index was built but could not be published to {folder} ({exc}). "
                          "Check that RAG_STORE__SNAPSHOT_DIR is writable, then run `rag ingest` "
@@ -106,20 +101,7 @@ def follow_snapshot(settings: Settings) -> bool:
 def snapshot_token(settings: Settings) -> tuple[int, int, int] | None:
     """One ``stat`` of the shared stamp: it changes when an ingest publishes."""
     folder = _shared(settings)
-    try:
-        st = (folder / STAMP_FILE).stat() if folder is not None else None
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size) if st else None
-
-
-def _write_json(path: Path, data: dict) -> None:
-    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    with temporary.open("w", encoding="utf-8") as handle:
-        json.dump(data, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    return file_token(folder / STAMP_FILE) if folder is not None else None
 
 
 def _prune(folder: Path, keep: int, live: str | None = None) -> None:

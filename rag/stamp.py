@@ -41,20 +41,18 @@ def stamp_path(settings: Settings) -> Path:
     return settings.data_dir / STAMP_FILE
 
 
-def read_stamp(settings: Settings) -> Stamp:
-    """The live generation; before the first ingest, generation 0 with the default names."""
+def read_stamp_file(path: Path) -> Stamp | None:
+    """The stamp in this file, or None when it is missing or unreadable."""
     try:
-        data = json.loads(stamp_path(settings).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
         return Stamp(**{k: data[k] for k in Stamp.__dataclass_fields__ if k in data})
-    except FileNotFoundError:
-        return Stamp(collection=settings.collection)
     except (OSError, ValueError, TypeError):
-        return Stamp(collection=settings.collection)
+        return None
 
 
-def write_stamp(settings: Settings, stamp: Stamp) -> None:
-    path = stamp_path(settings)
-    temporary = path.with_suffix(".json.tmp")
+def write_stamp_file(path: Path, stamp: Stamp) -> None:
+    """Write atomically: a temporary file, flushed, renamed over the stamp."""
+    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     with temporary.open("w", encoding="utf-8") as handle:
         json.dump(asdict(stamp), handle)
         handle.flush()
@@ -62,10 +60,24 @@ def write_stamp(settings: Settings, stamp: Stamp) -> None:
     os.replace(temporary, path)
 
 
-def stamp_token(settings: Settings) -> tuple[int, int, int] | None:
-    """A cheap fingerprint of the stamp file (one stat): it changes when an ingest finishes."""
+def file_token(path: Path) -> tuple[int, int, int] | None:
+    """A cheap fingerprint of a stamp file (one stat): it changes when the file is replaced."""
     try:
-        st = stamp_path(settings).stat()
+        st = path.stat()
     except OSError:
         return None
     return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def read_stamp(settings: Settings) -> Stamp:
+    """The live generation; before the first ingest, generation 0 with the default names."""
+    return read_stamp_file(stamp_path(settings)) or Stamp(collection=settings.collection)
+
+
+def write_stamp(settings: Settings, stamp: Stamp) -> None:
+    write_stamp_file(stamp_path(settings), stamp)
+
+
+def stamp_token(settings: Settings) -> tuple[int, int, int] | None:
+    """One ``stat`` of the local stamp: it changes when an ingest finishes."""
+    return file_token(stamp_path(settings))
