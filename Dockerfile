@@ -59,6 +59,7 @@ COPY README.m[d] pyproject.toml ./
 COPY rag/ rag/
 COPY service/ service/
 COPY eval/ eval/
+COPY cli/ cli/
 COPY prompts/ prompts/
 COPY data/ data/
 # A regular (non-editable) install: the wheel carries rag/assets/* (package data declared in

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import Settings
 
 

@@ -86,7 +86,7 @@ def serve(settings, port: int) -> subprocess.Popen:  # type: ignore[no-untyped-d
     env = {**os.environ, "RAG_DATA_DIR": str(settings.data_dir), "RAG_LLM__BASE_URL": "",
            "RAG_SERVICE__RATE_LIMIT_PER_MINUTE": "100000"}
     env.pop("RAG_LLM__API_KEY", None)
-    server = subprocess.Popen([sys.executable, "-m", "rag", "serve", "--port", str(port)], env=env,
+    server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", str(port)], env=env,
                               stderr=subprocess.DEVNULL)
     for _ in range(300):
         try:

@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from rag.chunking import Chunker
-from rag.embedding import build_embedder, embed_batched
-from rag.formats import Problem, input_files, read_file
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.chunking import Chunker
+from rag.index.embedding import build_embedder, embed_batched
+from rag.index.library import open_library
+from rag.ingest.formats import Problem, input_files, read_file
+from rag.ingest.pipeline import ingest
 from rag.settings import Settings
 
 COLD_GOAL = 1.2  # cold ingest may take at most this multiple of the pure embedding time

@@ -32,13 +32,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.engine import answer, build_engine, find_papers  # noqa: E402
-from rag.filters import Filters  # noqa: E402
-from rag.formats import input_files, read_file  # noqa: E402
-from rag.ingest import ingest  # noqa: E402
-from rag.library import open_library  # noqa: E402
-from rag.retrieval import retrieve  # noqa: E402
+from rag.index.filters import Filters  # noqa: E402
+from rag.index.library import open_library  # noqa: E402
+from rag.ingest.formats import input_files, read_file  # noqa: E402
+from rag.ingest.pipeline import ingest  # noqa: E402
+from rag.retrieve.fusion import retrieve  # noqa: E402
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings  # noqa: E402
-from rag.text import split_sentences  # noqa: E402
+from rag.text.clean import split_sentences  # noqa: E402
 
 GIVEN = ["Wei", "Ana", "José", "Zoë", "Lukas", "Mei", "Omar", "Priya", "Sven", "Chloé", "Kenji", "Ola"]
 FAMILY = ["Zhang", "García", "Müller", "Okafor", "Nakamura", "Søren", "Dubois", "Kowalski", "Lin",
@@ -150,7 +150,7 @@ def run_mode(mode: str, sizes: list[int], pool: list[str], port: int | None) -> 
 
 
 def minilm_rate(pool: list[str]) -> float:
-    from rag.embedding import build_embedder
+    from rag.index.embedding import build_embedder
     from rag.settings import EmbeddingSettings
 
     embedder = build_embedder(EmbeddingSettings())

@@ -141,7 +141,7 @@ def new_papers(path: Path, count: int = 40) -> Path:
 def events(settings, env: dict, llm: FakeLLM, seconds: float, log: dict) -> None:  # type: ignore[no-untyped-def]
     time.sleep(seconds * 0.4)
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "rag", "ingest",
+    done = subprocess.run([sys.executable, "-m", "cli", "ingest",
                            str(new_papers(settings.data_dir.parent / "new.jsonl"))],
                           env=env, capture_output=True, text=True)
     log["ingest"] = (done.returncode, round(time.monotonic() - started, 1),
@@ -228,7 +228,7 @@ def main() -> None:
             env = {**os.environ, "RAG_DATA_DIR": str(data_dir), "RAG_LLM__BASE_URL": llm.url,
                    "RAG_LLM__MODEL": "obedient", "RAG_LLM__TIMEOUT": "3", "RAG_LLM__BREAKER_SECONDS": "10",
                    "RAG_SERVICE__RATE_LIMIT_PER_MINUTE": "100000"}
-            server = subprocess.Popen([sys.executable, "-m", "rag", "serve", "--port", str(port)],
+            server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", str(port)],
                                       env=env, stderr=open(Path(tmp) / "server.log", "w"))  # noqa: SIM115
             try:
                 url = f"http://127.0.0.1:{port}"

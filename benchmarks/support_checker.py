@@ -29,16 +29,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import indexed_settings  # noqa: E402
-from rag.embedding import CachedEmbedder  # noqa: E402
-from rag.library import Library, open_library  # noqa: E402
-from rag.settings import PROJECT_ROOT  # noqa: E402
-from rag.support import (  # noqa: E402
+from rag.answer.support import (  # noqa: E402
     AlignedSupportScorer,
     PlainOverlapScorer,
     SupportScorer,
     SupportWeights,
     combine,
 )
+from rag.index.embedding import CachedEmbedder  # noqa: E402
+from rag.index.library import Library, open_library  # noqa: E402
+from rag.settings import PROJECT_ROOT  # noqa: E402
 
 PAIRS = PROJECT_ROOT / "eval" / "datasets" / "support_pairs.jsonl"
 BASELINE_THRESHOLD = 0.5  # what the old checker shipped with

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from common import indexed_settings
 
-from rag.library import open_library
-from rag.retrieval import retrieve
-from rag.support import EmbeddingOverlapScorer
-from rag.text import split_sentences
+from rag.answer.support import EmbeddingOverlapScorer
+from rag.index.library import open_library
+from rag.retrieve.fusion import retrieve
+from rag.text.clean import split_sentences
 
 
 def main() -> None:

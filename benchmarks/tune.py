@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import indexed_settings  # noqa: E402
 from eval.dataset import DEFAULT_DATASET, TEST_DATASET, Question, load  # noqa: E402
 from eval.run import score_question, summarise  # noqa: E402
+from rag.answer.offline import OfflineAnswerer  # noqa: E402
 from rag.engine import Engine, build_engine  # noqa: E402
-from rag.generation import OfflineAnswerer  # noqa: E402
 
 # What the search may change, and the values it tries (the first pass starts at the defaults).
 GRID: dict[str, tuple[float, ...]] = {

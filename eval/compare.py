@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .run import SCORES
+from eval.run import SCORES
 
 
 def _load(run: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:

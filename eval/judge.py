@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from rag.errors import LLMError
-from rag.llm import ChatModel
-from rag.llm_answer import fence
-from rag.prompts import Prompt
+from rag.llm.answerer import fence
+from rag.llm.client import ChatModel
+from rag.llm.prompts import Prompt
 from rag.types import Answer, Paper
 
 _SCORE = re.compile(r"(faithfulness|relevancy)\s*[=:]\s*([01](?:\.\d+)?)", re.IGNORECASE)

@@ -11,11 +11,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from rag.engine import Engine, answer, find_papers
-from rag.query import clean_question
-
-from .dataset import Question
-from .metrics import (
+from eval.dataset import Question
+from eval.metrics import (
     abstention_scores,
     citation_precision,
     citation_recall,
@@ -32,6 +29,8 @@ from .metrics import (
     token_f1,
     yes_no_correct,
 )
+from rag.engine import Engine, answer, find_papers
+from rag.retrieve.query import clean_question
 
 SCORES = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "key_facts", "yes_no", "token_f1",
           "gold_cited", "citation_precision", "citation_recall", "citation_validity", "support_rate")
@@ -71,7 +70,7 @@ def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) 
         scores["citation_validity"] = citation_validity(len(result.citations), result.removed_keys)
     scores["support_rate"] = _support_rate(engine, result)
     if judge_with is not None:
-        from .judge import judge
+        from eval.judge import judge
 
         papers = engine.library.catalog.get_many(c.paper_id for c in result.citations)
         scores.update(judge(judge_with[0], judge_with[1], result, papers))
@@ -175,7 +174,7 @@ def run(engine: Engine, questions: Sequence[Question], out: Path, k: int = 10,
             tick()
     summary = summarise(rows)
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    from .report import write_report
+    from eval.report import write_report
 
     write_report(out / "report.html", rows, summary)
     return summary

@@ -11,26 +11,26 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from .citations import attach_citations, keys_of, papers_by_id
-from .embedding import CachedEmbedder
-from .errors import IndexNotFoundError, InputError, LLMError
-from .generation import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
-from .injection import is_instruction, scrub
-from .intent import parse_intent
-from .keyword import TermStats
-from .library import Library, method_index, open_library
-from .llm import ChatModel, answer_deadline, build_chat_model
-from .llm_answer import LLMAnswerer
-from .llm_query import LLMReranker, LLMRewriter
-from .metadata import author_answer, listing_answer, listing_filters
-from .prompts import load_prompts
-from .query import QueryRewriter, RuleRewriter, author_in_question, clean_question
-from .rerank import NoReranker, Reranker
-from .retrieval import Filters, retrieve
-from .settings import Settings
-from .support import EmbeddingOverlapScorer, SupportScorer
-from .textcheck import bad_text, tidy
-from .types import Answer, RetrievedPaper, ScoredPaper, SentenceSupport
+from rag.answer.citations import attach_citations, keys_of, papers_by_id
+from rag.answer.intent import parse_intent
+from rag.answer.listings import author_answer, listing_answer, listing_filters
+from rag.answer.offline import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
+from rag.answer.support import EmbeddingOverlapScorer, SupportScorer
+from rag.errors import IndexNotFoundError, InputError, LLMError
+from rag.index.embedding import CachedEmbedder
+from rag.index.library import Library, method_index, open_library
+from rag.llm.answerer import LLMAnswerer
+from rag.llm.client import ChatModel, answer_deadline, build_chat_model
+from rag.llm.prompts import load_prompts
+from rag.llm.query import LLMReranker, LLMRewriter
+from rag.retrieve.fusion import Filters, retrieve
+from rag.retrieve.keyword import TermStats
+from rag.retrieve.query import QueryRewriter, RuleRewriter, author_in_question, clean_question
+from rag.retrieve.rerank import NoReranker, Reranker
+from rag.settings import Settings
+from rag.text.check import bad_text, tidy
+from rag.text.injection import is_instruction, scrub
+from rag.types import Answer, RetrievedPaper, ScoredPaper, SentenceSupport
 
 
 @dataclass

@@ -14,12 +14,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from .engine import Engine, build_engine
-from .library import disagreement, open_library
-from .llm import ChatModel
-from .settings import Settings
-from .snapshots import follow_snapshot, shared_stamp, snapshot_token
-from .stamp import read_stamp, stamp_token
+from rag.engine import Engine, build_engine
+from rag.index.library import disagreement, open_library
+from rag.index.snapshots import follow_snapshot, shared_stamp, snapshot_token
+from rag.index.stamp import read_stamp, stamp_token
+from rag.llm.client import ChatModel
+from rag.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .errors import InputError
+from rag.errors import InputError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_CORPUS = PROJECT_ROOT / "data"
@@ -97,7 +97,7 @@ class AnswerSettings(BaseModel):
         0.55, description="an LLM that declines with evidence this strong is retried, then overruled"
     )
     support_threshold: float = Field(
-        0.54, description="a sentence whose cited abstracts score below this (rag.support's aligned "
+        0.54, description="a sentence whose cited abstracts score below this (rag.answer.support's aligned "
         "checker: similarity to the best-matching abstract sentence and word coverage, lowered for a "
         "figure or name the abstracts lack, contradicted negation, or absolute wording) is "
         "unsupported; chosen on the dev split of eval/datasets/support_pairs.jsonl"

@@ -15,15 +15,14 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, build_engine
-from rag.library import open_library
+from rag.index.library import open_library
 from rag.live import LiveEngine
 from rag.settings import Settings
-
-from .conversations import ConversationLog
-from .guards import BodyLimit, KeyRequired, RateLimiter
-from .problems import Observe, install
-from .routes import ask, health, openai_compat, papers
-from .slack import mount_slack
+from service.conversations import ConversationLog
+from service.guards import BodyLimit, KeyRequired, RateLimiter
+from service.problems import Observe, install
+from service.routes import ask, health, openai_compat, papers
+from service.slack import mount_slack
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"

@@ -6,12 +6,11 @@ from fastapi import Request
 
 from rag.engine import Engine, check_question
 from rag.errors import IndexNotFoundError, InputError
-from rag.retrieval import Filters, parse_years
+from rag.retrieve.fusion import Filters, parse_years
 from rag.settings import Settings
-
-from .conversations import ConversationLog
-from .guards import caller_of
-from .schemas import FiltersIn
+from service.conversations import ConversationLog
+from service.guards import caller_of
+from service.schemas import FiltersIn
 
 
 def get_engine(request: Request) -> Engine:

@@ -15,9 +15,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rag.errors import IndexMismatchError, IndexNotFoundError, InputError, LLMError, RagError, StoreError
-
-from .guards import ApiError, problem
-from .metrics import LATENCY, REQUESTS
+from service.guards import ApiError, problem
+from service.metrics import LATENCY, REQUESTS
 
 log = logging.getLogger(__name__)
 

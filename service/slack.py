@@ -27,13 +27,12 @@ from starlette.concurrency import run_in_threadpool
 from rag.engine import Engine, answer, build_engine
 from rag.errors import InputError, RagError
 from rag.live import LiveEngine
-from rag.retrieval import Filters, parse_years
+from rag.retrieve.fusion import Filters, parse_years
 from rag.settings import Settings
-
-from . import slack_blocks as ui
-from .conversations import ConversationLog
-from .slack_blocks import ChannelSettings, SlackFilters, SlackSettings, SlackStore, user_hash
-from .slack_guard import slack_request_problem
+from service import slack_blocks as ui
+from service.conversations import ConversationLog
+from service.slack_blocks import ChannelSettings, SlackFilters, SlackSettings, SlackStore, user_hash
+from service.slack_guard import slack_request_problem
 
 log = logging.getLogger(__name__)
 PATHS = ("/slack/events", "/slack/commands", "/slack/actions")

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl
 from slack_sdk.signature import SignatureVerifier
 from starlette.responses import JSONResponse
 
-from .guards import problem
+from service.guards import problem
 
 MAX_AGE = 60 * 5  # Slack's own replay window
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag.settings import BUNDLED_CORPUS, Settings
-
-from .fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder
 
 SEED_FILES = sorted(BUNDLED_CORPUS.glob("0*.txt"))
 
@@ -66,8 +65,8 @@ def corpus_copy(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def real_index(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """The bundled corpus indexed once with the real offline embedder (about 25 s)."""
-    from rag.ingest import ingest
-    from rag.library import open_library
+    from rag.index.library import open_library
+    from rag.ingest.pipeline import ingest
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("real") / "index")
     lib = open_library(settings)

@@ -11,11 +11,10 @@ import pytest
 
 from rag.engine import answer, build_engine
 from rag.errors import LLMError
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import AnswerSettings, Settings
-
-from .fakes import FakeChatModel, FakeEmbedder
+from tests.fakes import FakeChatModel, FakeEmbedder
 
 ABSTRACTS = {
     "glimmer": "We propose GlimmerNet, a sparse attention method for summarising long documents. "
@@ -67,8 +66,8 @@ def test_a_number_question_leads_with_the_number_from_the_cited_sentence(offline
 
 
 def test_result_sentences_weigh_less_unless_the_question_asks_about_results(offline):
+    from rag.answer.intent import parse_intent
     from rag.engine import find_papers
-    from rag.intent import parse_intent
 
     reader, paper = offline.offline.reader, find_papers(offline, "VortexNet traffic")[0][0]
     results = "Experiments show that VortexNet outperforms strong graph baselines."
@@ -174,8 +173,8 @@ def test_the_model_never_sees_instruction_text_from_an_abstract(library):
 
 
 def test_in_a_comparison_a_sentence_about_the_other_side_does_not_speak_for_this_one():
-    from rag.evidence import Sentence
-    from rag.generation import _about_the_other_side
+    from rag.answer.evidence import Sentence
+    from rag.answer.offline import _about_the_other_side
     from rag.types import Paper, ScoredPaper
 
     text = ("Earlier planners like RegionPlan need no training. We propose IterMix, which learns "

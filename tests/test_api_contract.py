@@ -11,13 +11,12 @@ import sys
 import pytest
 
 from rag.engine import build_engine
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import BUNDLED_CORPUS, ServiceSettings, Settings
 from service.app import create_app
-
-from .fakes import FakeEmbedder
-from .live import running
+from tests.fakes import FakeEmbedder
+from tests.live import running
 
 pytestmark = pytest.mark.integration
 EXAMPLES, SECONDS = 30, 300  # about 600 requests, 10-20 s here; the cap only guards a hang

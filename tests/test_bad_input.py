@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.formats import Problem, read_file, scan
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.formats import Problem, read_file, scan
+from rag.ingest.pipeline import ingest
 from rag.settings import IngestSettings, Settings
 from rag.types import Paper
-
-from .fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder
 
 GOOD = "We propose GraphFast, a method that trains graph networks quickly on one GPU."
 OTHER = "We study label noise in node classification and propose a robust loss for it."
@@ -139,7 +138,7 @@ def test_rag_ask_with_bytes_that_are_not_utf8_is_one_line_of_error(tmp_path):
     import sys
 
     env = {**os.environ, "RAG_DATA_DIR": str(tmp_path / "idx")}
-    done = subprocess.run([sys.executable, "-m", "rag", "ask", b"caf\xe9 \xff?"], env=env,
+    done = subprocess.run([sys.executable, "-m", "cli", "ask", b"caf\xe9 \xff?"], env=env,
                           capture_output=True, timeout=120)
     assert done.returncode == 2, done.stderr
     error = done.stderr.decode("utf-8").strip()

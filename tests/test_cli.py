@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rag.cli import cli
+from cli.main import cli
 
 # Questions of this test's own, written from bundled abstracts that no eval split uses: a
 # paraphrase, a "how" question, a name question, and two the collection cannot answer.
@@ -127,7 +127,7 @@ def test_bad_rows_are_reported_with_file_and_line_and_the_rest_ingested(tmp_path
     rows = tmp_path / "mine.csv"
     rows.write_text("id,abstract,year\nok-1,We build a graph model for traffic.,2024\n"
                     "bad-1,,2024\nok-2,We study sparse attention for speech.,twenty\n")
-    from rag.embedding import EmbeddingSettings  # noqa: F401  (real embedder, two short texts)
+    from rag.index.embedding import EmbeddingSettings  # noqa: F401  (real embedder, two short texts)
     result = rag(tmp_path / "idx", "ingest", str(rows))
     assert result.exit_code == 0, result.output
     assert "skipped mine.csv:3: no 'abstract' text" in result.output
@@ -138,7 +138,7 @@ def test_bad_rows_are_reported_with_file_and_line_and_the_rest_ingested(tmp_path
 @pytest.mark.integration
 def test_the_console_script_runs_as_a_real_process(tmp_path):
     env = {**os.environ, "RAG_DATA_DIR": str(tmp_path / "idx")}
-    done = subprocess.run([sys.executable, "-m", "rag", "ask", "anything"], env=env,
+    done = subprocess.run([sys.executable, "-m", "cli", "ask", "anything"], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert done.stderr.strip().startswith("error: the index is empty")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from eval.metrics import fact_covered
-from rag.formats import Problem, read_file
+from rag.ingest.formats import Problem, read_file
 from rag.settings import BUNDLED_CORPUS, PROJECT_ROOT
 from rag.types import Paper
 

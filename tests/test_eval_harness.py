@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from cli.main import cli
 from eval.compare import compare
 from eval.dataset import DEFAULT_DATASET, load
 from eval.run import run
-from rag.cli import cli
 from rag.engine import build_engine
 from rag.settings import PROJECT_ROOT
 
@@ -102,7 +102,7 @@ def test_a_bad_dataset_line_is_reported_with_its_number(tmp_path):
 def test_the_report_opens_in_headless_chromium_as_a_readable_page(bundled_run, tmp_path):
     from playwright.sync_api import sync_playwright
 
-    from .test_web_page import CHROMIUM, CHROMIUM_ARGS
+    from tests.test_web_page import CHROMIUM, CHROMIUM_ARGS
 
     out, _ = bundled_run
     shot = tmp_path / "report.png"
@@ -121,10 +121,9 @@ def test_the_report_opens_in_headless_chromium_as_a_readable_page(bundled_run, t
 
 def test_the_llm_judge_scores_are_parsed_and_labelled(tmp_path):
     from eval.judge import judge
-    from rag.prompts import load_prompt
+    from rag.llm.prompts import load_prompt
     from rag.types import Answer, Citation
-
-    from .fakes import FakeChatModel
+    from tests.fakes import FakeChatModel
 
     prompt = load_prompt(PROJECT_ROOT / "prompts", "judge")
     result = Answer("What is K2?", "K2 is a geoscience LLM. [1]",

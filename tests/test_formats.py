@@ -1,4 +1,4 @@
-"""Tests for the input-format readers in ``rag.formats``.
+"""Tests for the input-format readers in ``rag.ingest.formats``.
 
 Each test writes a small input file into ``tmp_path`` and reads it back with
 ``read_file`` (or lists it with ``input_files``). Readers yield ``Paper`` records for good
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import rag.formats.tabular as tabular
+import rag.ingest.formats.tabular as tabular
 from rag.errors import FormatError
-from rag.formats import Problem, input_files, read_file
-from rag.text import normalise
+from rag.ingest.formats import Problem, input_files, read_file
+from rag.text.clean import normalise
 from rag.types import Paper
 
 ABSTRACT = (

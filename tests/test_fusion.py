@@ -7,8 +7,8 @@ import pytest
 
 from eval.metrics import hit_at, mrr_at, ndcg_at, percentile, recall_at
 from rag.errors import InputError
-from rag.papers import make_paper
-from rag.retrieval import Filters, best_per_paper, mmr, parse_years, rrf
+from rag.ingest.papers import make_paper
+from rag.retrieve.fusion import Filters, best_per_paper, mmr, parse_years, rrf
 from rag.types import Chunk, ScoredChunk
 
 

@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from rag.engine import answer, build_engine, search
-from rag.ingest import ingest
-from rag.keyword import keyword_search, match_expression
-from rag.library import open_library
-from rag.query import RuleRewriter, author_in_question, clean_question
-from rag.retrieval import Filters
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.retrieve.fusion import Filters
+from rag.retrieve.keyword import keyword_search, match_expression
+from rag.retrieve.query import RuleRewriter, author_in_question, clean_question
 from rag.settings import BUNDLED_CORPUS, Settings
-
-from .fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder
 
 
 @pytest.fixture(scope="module")
@@ -145,17 +144,17 @@ def test_a_follow_up_in_a_conversation_retrieves_the_earlier_subject(engine):
 
 
 def test_words_most_chunks_say_are_left_out_of_the_keyword_query_while_a_rarer_one_remains(engine, monkeypatch):
-    import rag.keyword
+    import rag.retrieve.keyword
 
     catalog = engine.library.catalog
     assert match_expression("language models zebra", catalog) == '"language" OR "models" OR "zebra"'
-    monkeypatch.setattr(rag.keyword, "COMMON_FLOOR", 20)  # as if the index were much larger
+    monkeypatch.setattr(rag.retrieve.keyword, "COMMON_FLOOR", 20)  # as if the index were much larger
     assert match_expression("language models SupReMix", catalog) == '"supremix"'
     assert match_expression("language models", catalog) == '"language" OR "models"'
 
 
 def test_a_one_author_filter_searched_chunk_by_chunk_finds_what_the_join_finds(engine, monkeypatch):
-    import rag.catalog
+    import rag.index.catalog
 
     catalog = engine.library.catalog
     filters = Filters(author="Zhouhan Lin")
@@ -164,6 +163,6 @@ def test_a_one_author_filter_searched_chunk_by_chunk_finds_what_the_join_finds(e
     by_chunk = catalog.keyword_search('"language" OR "models" OR "parsing"', 20, filters)
     catalog.db.set_trace_callback(None)
     assert any("json_each" in s for s in statements)  # the chunk-by-chunk path was taken
-    monkeypatch.setattr(rag.catalog, "_FEW_PAPERS", 0)  # as if the author had many papers: the join
+    monkeypatch.setattr(rag.index.catalog, "_FEW_PAPERS", 0)  # as if the author had many papers: the join
     by_join = catalog.keyword_search('"language" OR "models" OR "parsing"', 20, filters)
     assert by_chunk and [r[0] for r in by_chunk] == [r[0] for r in by_join]

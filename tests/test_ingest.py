@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from rag.errors import IndexMismatchError
-from rag.ingest import ingest, rebuild
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest, rebuild
 from rag.settings import ChunkingSettings, Settings
-
-from .fakes import FakeEmbedder, InterruptingEmbedder
+from tests.fakes import FakeEmbedder, InterruptingEmbedder
 
 
 def run(settings: Settings, paths: list[Path], embedder=None, **kw):
@@ -142,7 +141,7 @@ def test_interrupted_ingest_is_completed_by_the_next_run(settings, corpus_copy, 
 
 def test_a_second_writer_is_refused_while_one_ingest_runs(settings, corpus_copy):
     from rag.errors import StoreError
-    from rag.ingest import writer_lock
+    from rag.ingest.pipeline import writer_lock
 
     with writer_lock(settings.data_dir), pytest.raises(StoreError, match="another `rag ingest`"):
         run(settings, [corpus_copy / "002_c30d0852975d4dec.txt"])

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import Settings
-
-from .fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder
 
 
 def rows(prefix: str, n: int) -> list[dict]:

@@ -9,11 +9,10 @@ import json
 import pytest
 
 from rag.engine import answer, build_engine
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import AnswerSettings, Settings
-
-from .fakes import FakeChatModel, FakeEmbedder
+from tests.fakes import FakeChatModel, FakeEmbedder
 
 # (paper id, research sentence, injected text, question about the research, a fact it states)
 CASES = [

@@ -14,14 +14,13 @@ from hypothesis import strategies as st
 
 from rag.engine import check_question
 from rag.errors import InputError
-from rag.formats import Problem, read_file
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.formats import Problem, read_file
+from rag.ingest.pipeline import ingest
 from rag.settings import IngestSettings, Settings
-from rag.textcheck import bad_text, tidy
+from rag.text.check import bad_text, tidy
 from rag.types import Paper
-
-from .fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder
 
 SETTINGS = Settings(data_dir=Path(tempfile.gettempdir()) / "unused")
 EXTENSIONS = [".jsonl", ".json", ".csv", ".tsv", ".bib", ".txt"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.intent import parse_intent
+from rag.answer.intent import parse_intent
 
 
 @pytest.mark.parametrize("question, kind", [
@@ -115,7 +115,7 @@ def test_common_words_hyphenated_to_a_name_are_not_part_of_it():
     ("Trained on 64 GPUs for 3 days, it reaches 41.5% on 2023 data.", "How long, on 64 GPUs?", ["3", "41.5%"]),
 ])
 def test_an_answer_figure_is_not_part_of_a_name_nor_a_figure_the_question_gives(sentence, question, found):
-    from rag.lexicon import number_spans
+    from rag.text.lexicon import number_spans
 
     assert [m.group(0).strip() for m in number_spans(sentence, question)] == found
 
@@ -131,7 +131,7 @@ def test_a_leading_clause_belongs_to_the_yes_no_question_after_it(question, part
 
 
 def test_decoupled_from_denies_what_the_question_asks():
-    from rag.generation import yes_or_no
+    from rag.answer.offline import yes_or_no
 
     part = parse_intent("Does MemoNet update the backbone weights?").parts[0]
     sentence = "MemoNet decouples domain knowledge from backbone weight updates with a plug-in memory."

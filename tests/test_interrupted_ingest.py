@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunking import Chunker
-from rag.formats import read_file
+from rag.index.chunking import Chunker
+from rag.ingest.formats import read_file
 from rag.settings import BUNDLED_CORPUS, ChunkingSettings
 
 SEED = BUNDLED_CORPUS / "004_9b1d7e173cb8e0b1.txt"
@@ -50,7 +50,7 @@ def test_a_stopped_ingest_is_completed_by_the_next_run(tmp_path, how):
     shutil.copy(SEED, corpus / SEED.name)
     data_dir = tmp_path / "idx"
     env = {**os.environ, "RAG_DATA_DIR": str(data_dir)}
-    command = [sys.executable, "-m", "rag", "ingest", str(corpus)]
+    command = [sys.executable, "-m", "cli", "ingest", str(corpus)]
     # A shell without job control starts background jobs with SIGINT ignored, and children
     # inherit that; give the child the default disposition, as a terminal would.
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -7,14 +7,13 @@ import json
 
 import pytest
 
+from rag.answer.listings import listing_filters
 from rag.engine import answer, build_engine
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.metadata import listing_filters
-from rag.retrieval import Filters
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.retrieve.fusion import Filters
 from rag.settings import Settings
-
-from .fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder
 
 ROWS = [
     {"id": "a", "abstract": "We propose OrbitNet for satellite orbit prediction.", "venue": "ICML", "year": 2023},

@@ -15,13 +15,12 @@ from fastapi.testclient import TestClient
 
 from rag.engine import answer, build_engine
 from rag.errors import StoreError
-from rag.ingest import ingest, rebuild, writer_lock
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.index.stamp import read_stamp
+from rag.ingest.pipeline import ingest, rebuild, writer_lock
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
-from rag.stamp import read_stamp
 from service.app import create_app
-
-from .fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder
 
 SEED = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
 NEW_PAPER = {"id": "new-1", "authors": "Ada Quillfeather", "year": 2024,
@@ -196,7 +195,7 @@ def test_a_real_ingest_process_beside_a_running_server_causes_no_500(real_index,
     import httpx
     import uvicorn
 
-    from .conftest import free_port
+    from tests.conftest import free_port
 
     data_dir = tmp_path / "index"
     shutil.copytree(real_index.data_dir, data_dir)
@@ -214,7 +213,7 @@ def test_a_real_ingest_process_beside_a_running_server_causes_no_500(real_index,
         question = {"question": "What does Zanthorix index?"}
         assert httpx.post(url, json=question, timeout=60).status_code == 200
         env = {**os.environ, "RAG_DATA_DIR": str(data_dir)}
-        done = subprocess.run([sys.executable, "-m", "rag", "ingest", str(new_papers_file(tmp_path, NEW_PAPER))],
+        done = subprocess.run([sys.executable, "-m", "cli", "ingest", str(new_papers_file(tmp_path, NEW_PAPER))],
                               env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         statuses, cited = [], []

@@ -9,16 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from rag.answer.offline import ABSTAIN_TEXT
 from rag.engine import answer, answer_stream, build_engine
 from rag.errors import LLMError, PromptError
-from rag.generation import ABSTAIN_TEXT
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.prompts import load_prompts
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.llm.prompts import load_prompts
 from rag.settings import BUNDLED_CORPUS, PROJECT_ROOT, AnswerSettings, Settings
 from rag.types import Answer
-
-from .fakes import FakeChatModel, FakeEmbedder
+from tests.fakes import FakeChatModel, FakeEmbedder
 
 QUESTION = "What does SupReMix use as hard negatives?"
 GOOD = "SupReMix takes anchor-inclusive mixtures of the anchor and a distinct negative sample as hard negative pairs"

@@ -9,13 +9,12 @@ import pytest
 
 from rag.engine import answer, build_engine
 from rag.errors import LLMError
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.llm import Breaker, OpenAIChatModel, answer_deadline
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.llm.client import Breaker, OpenAIChatModel, answer_deadline
 from rag.settings import BUNDLED_CORPUS, LLMSettings, Settings
-
-from .fake_openai import FakeOpenAI
-from .fakes import FakeEmbedder
+from tests.fake_openai import FakeOpenAI
+from tests.fakes import FakeEmbedder
 
 QUESTION = "What does SupReMix use as hard negatives?"
 GOOD = ("SupReMix takes anchor-inclusive mixtures of the anchor and a distinct negative sample "

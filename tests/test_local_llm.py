@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.local_llm import local_model, server_command
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.llm.local import local_model, server_command
 from rag.settings import BUNDLED_CORPUS, Settings
-
-from .conftest import free_port
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +48,7 @@ def llm_url(tmp_path_factory):
 def rag(data_dir: Path, llm_url: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "RAG_DATA_DIR": str(data_dir), "RAG_LLM__BASE_URL": llm_url,
            "RAG_LLM__MODEL": "smollm2", "RAG_LLM__TIMEOUT": "240", "RAG_LLM__MAX_TOKENS": "200"}
-    return subprocess.run([sys.executable, "-m", "rag", *args], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], env=env, capture_output=True,
                           text=True, timeout=600)
 
 

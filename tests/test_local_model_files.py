@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from rag.errors import RagError
-from rag.local_llm import assemble
+from rag.llm.local import assemble
 
 
 def parts(tmp_path, *chunks: bytes):

@@ -14,9 +14,8 @@ import urllib.request
 
 import pytest
 
-from rag.local_llm import local_model, server_command
-
-from .conftest import free_port
+from rag.llm.local import local_model, server_command
+from tests.conftest import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -55,7 +54,7 @@ def test_the_local_model_answers_with_the_fact_and_valid_citations(real_index, q
                                                                    paper_id, fact):
     env = {**os.environ, "RAG_DATA_DIR": str(real_index.data_dir), "RAG_LLM__BASE_URL": qwen_url,
            "RAG_LLM__MODEL": "qwen", "RAG_LLM__TIMEOUT": "900"}
-    done = subprocess.run([sys.executable, "-m", "rag", "ask", "--json", question], env=env,
+    done = subprocess.run([sys.executable, "-m", "cli", "ask", "--json", question], env=env,
                           capture_output=True, text=True, timeout=1000)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

@@ -7,10 +7,10 @@ import socket
 import numpy as np
 import pytest
 
-from rag import embedding
-from rag.chunking import Chunker, encoding, tiktoken_cache_dir
+from rag.index import embedding
 from rag.errors import EmbeddingError
-from rag.papers import make_paper
+from rag.index.chunking import Chunker, encoding, tiktoken_cache_dir
+from rag.ingest.papers import make_paper
 from rag.settings import ChunkingSettings, EmbeddingSettings
 
 
@@ -66,9 +66,8 @@ def test_an_unshipped_tiktoken_encoding_is_refused_with_the_shipped_names():
 
 
 def test_the_answer_path_cache_embeds_each_text_once_and_returns_the_same_vectors():
-    from rag.embedding import CachedEmbedder
-
-    from .fakes import FakeEmbedder
+    from rag.index.embedding import CachedEmbedder
+    from tests.fakes import FakeEmbedder
 
     inner = FakeEmbedder()
     cached = CachedEmbedder(inner, size=2)

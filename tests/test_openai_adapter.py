@@ -10,13 +10,12 @@ import pytest
 
 from rag.engine import answer, build_engine
 from rag.errors import LLMError
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.llm import OpenAIChatModel
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.llm.client import OpenAIChatModel
 from rag.settings import BUNDLED_CORPUS, LLMSettings, Settings
-
-from .fake_openai import FakeOpenAI
-from .fakes import FakeEmbedder
+from tests.fake_openai import FakeOpenAI
+from tests.fakes import FakeEmbedder
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
 

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.formats import Problem, read_file
+from rag.ingest.formats import Problem, read_file
 from rag.types import Paper
-
-from .conftest import SEED_FILES
+from tests.conftest import SEED_FILES
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,8 @@ import httpx
 import pytest
 
 from rag.settings import BUNDLED_CORPUS
-
-from .chroma_server import chroma_server
-from .conftest import free_port
+from tests.chroma_server import chroma_server
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -26,7 +25,7 @@ def test_four_workers_answer_with_zero_errors_while_another_process_ingests(tmp_
     with chroma_server(tmp_path / "chroma") as chroma_port:
         env = {**os.environ, "RAG_DATA_DIR": str(tmp_path / "index"), "RAG_STORE__MODE": "server",
                "RAG_STORE__PORT": str(chroma_port), "RAG_STORE__RELOAD_SECONDS": "0.2"}
-        rag = [sys.executable, "-m", "rag"]
+        rag = [sys.executable, "-m", "cli"]
         first = subprocess.run([*rag, "ingest", str(BUNDLED_CORPUS / "002_c30d0852975d4dec.txt")],
                                env=env, capture_output=True, text=True, timeout=600)
         assert first.returncode == 0, first.stderr

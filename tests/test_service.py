@@ -10,12 +10,11 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from rag.engine import build_engine
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import BUNDLED_CORPUS, ServiceSettings, Settings
 from service.app import create_app
-
-from .fakes import FakeChatModel, FakeEmbedder
+from tests.fakes import FakeChatModel, FakeEmbedder
 
 QUESTION = "What does SupReMix use as hard negatives?"
 

@@ -14,13 +14,12 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from rag.engine import build_engine
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import BUNDLED_CORPUS, ServiceSettings, Settings
 from service.app import create_app, uvicorn_options
-
-from .fakes import FakeEmbedder
-from .live import running
+from tests.fakes import FakeEmbedder
+from tests.live import running
 
 QUESTION = "What does SupReMix use as hard negatives?"
 

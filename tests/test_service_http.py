@@ -15,8 +15,7 @@ import uvicorn
 from openai import OpenAI
 
 from service.app import create_app
-
-from .conftest import free_port
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -78,7 +77,7 @@ def test_sse_from_api_ask_arrives_as_events_over_the_wire(base_url):
 def test_rag_serve_refuses_a_public_address_without_api_keys(tmp_path):
     env = {**os.environ, "RAG_DATA_DIR": str(tmp_path / "idx")}
     env.pop("RAG_SERVICE__API_KEYS", None)
-    done = subprocess.run([sys.executable, "-m", "rag", "serve", "--host", "0.0.0.0", "--port",
+    done = subprocess.run([sys.executable, "-m", "cli", "serve", "--host", "0.0.0.0", "--port",
                            str(free_port())], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "refusing to serve on 0.0.0.0 without API keys" in done.stderr

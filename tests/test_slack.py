@@ -21,8 +21,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 import service.slack as slack_module
 from rag.engine import build_engine
-from rag.ingest import ingest
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
 from rag.settings import BUNDLED_CORPUS, Settings
 from rag.types import Answer, RetrievedPaper
 from service.app import create_app
@@ -36,10 +36,9 @@ from service.slack_blocks import (
     answer_blocks,
     export_feedback,
 )
-
-from .conftest import free_port
-from .fake_slack import BOT_USER, TEAM, FakeSlack, sign
-from .fakes import FakeEmbedder
+from tests.conftest import free_port
+from tests.fake_slack import BOT_USER, TEAM, FakeSlack, sign
+from tests.fakes import FakeEmbedder
 
 TOKEN, SECRET = "xoxb-test-bot-token-0001", "test-signing-secret-0002"
 QUESTION = "What does SupReMix use as hard negatives?"

@@ -11,15 +11,14 @@ from pathlib import Path
 import pytest
 
 from rag.engine import answer, build_engine
-from rag.ingest import ingest, rebuild
-from rag.library import open_library
+from rag.index.library import open_library
+from rag.index.snapshots import shared_stamp
+from rag.index.stamp import read_stamp
+from rag.ingest.pipeline import ingest, rebuild
 from rag.live import LiveEngine
 from rag.settings import Settings, StoreSettings
-from rag.snapshots import shared_stamp
-from rag.stamp import read_stamp
-
-from .chroma_server import chroma_server
-from .fakes import FakeEmbedder
+from tests.chroma_server import chroma_server
+from tests.fakes import FakeEmbedder
 
 pytestmark = pytest.mark.integration
 

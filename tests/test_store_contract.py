@@ -8,17 +8,16 @@ import numpy as np
 import pytest
 
 from rag.errors import StoreError
-from rag.filters import VectorFilter
-from rag.ingest import ingest, rebuild
-from rag.library import open_library
-from rag.papers import make_paper
+from rag.index.filters import VectorFilter
+from rag.index.library import open_library
+from rag.index.stamp import read_stamp
+from rag.index.vectors import ChromaIndex, check_server_version, chroma_client, collection_names
+from rag.ingest.papers import make_paper
+from rag.ingest.pipeline import ingest, rebuild
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
-from rag.stamp import read_stamp
-from rag.store import ChromaIndex, check_server_version, chroma_client, collection_names
 from rag.types import Chunk
-
-from .chroma_server import chroma_server
-from .fakes import FakeEmbedder
+from tests.chroma_server import chroma_server
+from tests.fakes import FakeEmbedder
 
 pytestmark = pytest.mark.integration
 SEED = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
@@ -105,7 +104,7 @@ def test_a_server_of_another_major_version_is_refused():
 
 
 def test_an_unreachable_server_is_a_clear_error(tmp_path):
-    from .conftest import free_port
+    from tests.conftest import free_port
 
     settings = Settings(data_dir=tmp_path, store=StoreSettings(mode="server", port=free_port()))
     with pytest.raises(StoreError, match="cannot reach the Chroma server"):

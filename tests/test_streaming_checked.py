@@ -12,15 +12,14 @@ import pytest
 from openai import OpenAI
 
 from rag.engine import build_engine
-from rag.ingest import ingest
-from rag.library import open_library
-from rag.llm import OpenAIChatModel
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.llm.client import OpenAIChatModel
 from rag.settings import BUNDLED_CORPUS, LLMSettings, Settings
 from service.app import create_app
-
-from .fake_openai import FakeOpenAI
-from .fakes import FakeEmbedder
-from .live import running
+from tests.fake_openai import FakeOpenAI
+from tests.fakes import FakeEmbedder
+from tests.live import running
 
 pytestmark = pytest.mark.integration
 

@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from rag.claims import missing_names, missing_numbers, overreach_cues, polarity_mismatch
-from rag.embedding import CachedEmbedder, build_embedder
-from rag.papers import make_paper
+from rag.answer.claims import missing_names, missing_numbers, overreach_cues, polarity_mismatch
+from rag.answer.support import AlignedSupportScorer, SupportScorer
+from rag.index.embedding import CachedEmbedder, build_embedder
+from rag.ingest.papers import make_paper
 from rag.settings import AnswerSettings, Settings
-from rag.support import AlignedSupportScorer, SupportScorer
 
 ABSTRACT = (
     "Reviewing supplier contracts by hand is slow and expensive. We present ClauseKit, a "

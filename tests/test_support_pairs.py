@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rag.formats import Problem, read_file
+from rag.ingest.formats import Problem, read_file
 from rag.settings import BUNDLED_CORPUS, PROJECT_ROOT
 from rag.types import Paper
 

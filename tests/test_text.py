@@ -1,11 +1,11 @@
-"""Tests for text clean-up (``rag.text``) and near-duplicate handling (``rag.papers``)."""
+"""Tests for text clean-up (``rag.text.clean``) and near-duplicate handling (``rag.ingest.papers``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag.papers import DuplicateFinder, make_paper, merge
-from rag.text import dedupe_key, method_name, normalise, split_sentences
+from rag.ingest.papers import DuplicateFinder, make_paper, merge
+from rag.text.clean import dedupe_key, method_name, normalise, split_sentences
 
 # --------------------------------------------------------------------------- normalise
 

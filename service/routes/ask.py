@@ -15,11 +15,10 @@ from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from rag.engine import Engine, answer, answer_stream
 from rag.errors import RagError
 from rag.types import Answer
-
-from ..conversations import ConversationLog
-from ..deps import get_engine, get_log, guard, ready_question, to_filters
-from ..metrics import count_answer
-from ..schemas import SSE, AnswerOut, AskRequest, problems
+from service.conversations import ConversationLog
+from service.deps import get_engine, get_log, guard, ready_question, to_filters
+from service.metrics import count_answer
+from service.schemas import SSE, AnswerOut, AskRequest, problems
 
 router = APIRouter(tags=["answers"])
 log_error = logging.getLogger(__name__)

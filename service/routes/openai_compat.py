@@ -18,13 +18,12 @@ from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream
 from rag.errors import InputError, RagError
-from rag.textcheck import tidy
+from rag.text.check import tidy
 from rag.types import Answer
-
-from ..conversations import ConversationLog
-from ..deps import get_engine, get_log, guard, ready_question
-from ..metrics import count_answer
-from ..schemas import SSE, ChatCompletionRequest, ChatMessage, problems
+from service.conversations import ConversationLog
+from service.deps import get_engine, get_log, guard, ready_question
+from service.metrics import count_answer
+from service.schemas import SSE, ChatCompletionRequest, ChatMessage, problems
 
 router = APIRouter(tags=["openai-compatible"])
 MODEL = "abstract-rag"

@@ -6,12 +6,11 @@ from fastapi import APIRouter, Depends, Query
 from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, search
-from rag.retrieval import Filters, parse_years
+from rag.retrieve.fusion import Filters, parse_years
 from rag.types import Paper
-
-from ..deps import get_engine, guard, within_limit
-from ..guards import ApiError
-from ..schemas import QUESTION_CAP, VISIBLE, YEARS, PaperOut, problems
+from service.deps import get_engine, guard, within_limit
+from service.guards import ApiError
+from service.schemas import QUESTION_CAP, VISIBLE, YEARS, PaperOut, problems
 
 router = APIRouter(tags=["papers"])
 

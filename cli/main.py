@@ -1,0 +1,391 @@
+"""The ``rag`` command. RagError becomes a one-line message and a non-zero exit here, and only
+here; logging is configured here, never in library code."""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from rag.errors import InputError, RagError
+from rag.settings import Settings
+
+log = logging.getLogger("rag")
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except RagError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(2 if isinstance(exc, InputError) else 1)
+        except KeyboardInterrupt:
+            click.echo("interrupted: what was finished is saved; run the command again to "
+                       "complete it.", err=True)
+            ctx.exit(130)
+
+
+@contextmanager
+def stop_on_first_interrupt() -> Iterator[Callable[[], bool]]:
+    """First Ctrl-C: finish the batch in hand, save it, stop. Second Ctrl-C: stop at once.
+    (Native code in the embedder or the store can otherwise delay or swallow the interrupt.)"""
+    requested: list[bool] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if requested:
+            raise KeyboardInterrupt
+        requested.append(True)
+        click.echo("\nstopping after the current batch (Ctrl-C again to stop now)…", err=True)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(requested)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@click.group(cls=_Group)
+@click.option("-v", "--verbose", is_flag=True, help="Log what happens.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
+    """Ask questions about a collection of paper abstracts; every claim is cited."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    ctx.obj = Settings()
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--rebuild", is_flag=True,
+              help="Build the whole index again beside the live one, then swap it in.")
+@click.pass_obj
+def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
+    """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
+    from rag.index.library import open_library
+    from rag.ingest.pipeline import ingest as run_ingest
+    from rag.ingest.pipeline import rebuild as run_rebuild
+    from rag.ingest.progress import ingest_progress
+
+    sources = list(paths) or [settings.corpus_dir]
+    with ingest_progress() as progress, stop_on_first_interrupt() as stop_requested:
+        if rebuild:
+            report = run_rebuild(settings, sources, progress, should_stop=stop_requested)
+        else:
+            lib = open_library(settings)
+            try:
+                report = run_ingest(lib, sources, progress, should_stop=stop_requested)
+            finally:
+                lib.close()
+    for problem in report.problems:
+        click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
+    rows = sum(p.line is not None for p in report.problems)
+    unread = len(report.problems) - rows
+    click.echo(
+        f"{report.papers} papers read from {report.files} files ({report.metadata_only} "
+        f"without abstract): {report.indexed} indexed, {report.unchanged} unchanged, "
+        f"{report.duplicates_merged} duplicates merged, {report.removed} removed, "
+        f"{rows} rows skipped{f', {unread} files not read' if unread else ''}; "
+        f"{report.chunks_embedded} chunks embedded, {report.chunks_reused} reused; "
+        f"{report.seconds:.1f} s; index generation {report.generation}"
+    )
+    if report.repaired:
+        click.echo(f"repaired: {report.repaired} papers had lost their vectors and were indexed again.",
+                   err=True)
+    if report.unrepaired:
+        click.echo(f"warning: {report.unrepaired} papers still have no vectors: their files were not "
+                   "read in this run. Ingest those files too, or run `rag ingest --rebuild`.", err=True)
+
+
+def filter_options(command):  # type: ignore[no-untyped-def]
+    """--author, --year, --venue, --source on a command, passed on as one Filters."""
+    options = [
+        click.option("--author", help="Only papers with this author (substring, any case)."),
+        click.option("--year", "years", help="A year or range: 2023, 2023-2025, 2023-, -2021."),
+        click.option("--venue", help="Only papers whose venue contains this."),
+        click.option("--source", help="Only papers from this input file (name or prefix)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def make_filters(author: str | None, years: str | None, venue: str | None,
+                 source: str | None):  # type: ignore[no-untyped-def]
+    from rag.retrieve.fusion import Filters, parse_years
+
+    year_from, year_to = parse_years(years)
+    return Filters(author=author, year_from=year_from, year_to=year_to, venue=venue, source=source)
+
+
+def print_answer(result) -> None:  # type: ignore[no-untyped-def]
+    if result.standalone_question:
+        click.echo(f"(read as: {result.standalone_question})", err=True)
+    if result.route == "fallback":
+        click.echo(f"note: answered offline ({result.fallback_reason})", err=True)
+    click.echo(result.text)
+    if result.citations:
+        click.echo()
+        for c in result.citations:
+            click.echo(f"[{c.key}] {c.label}")
+    else:
+        if result.abstain_reason:
+            click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)")
+        closest = ", ".join(r.label for r in result.see_also)
+        if closest:
+            click.echo(f"\nSee also (not claimed to answer): {closest}")
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
+@click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
+@click.option("--stream", is_flag=True, help="Print the checked answer sentence by sentence.")
+@filter_options
+@click.pass_obj
+def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream: bool,
+        **filters: str) -> None:
+    """Answer a question from the indexed abstracts, with citations."""
+    from rag.engine import answer, answer_stream, build_engine
+
+    chosen = make_filters(**filters)
+    engine = build_engine(settings)
+    try:
+        if stream and not as_json:
+            result = None
+            for item in answer_stream(engine, question, k=k, filters=chosen):
+                if isinstance(item, str):
+                    click.echo(item, nl=False)
+                else:
+                    result = item
+            click.echo("\n---")
+        else:
+            result = answer(engine, question, k=k, filters=chosen)
+    finally:
+        engine.close()
+    if as_json and result is not None:
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    elif result is not None:
+        print_answer(result)
+
+
+@cli.command()
+@filter_options
+@click.pass_obj
+def chat(settings: Settings, **filters: str) -> None:
+    """Ask several questions in a row; follow-ups ("and what about ...?") use earlier turns."""
+    from rag.engine import answer, build_engine
+
+    chosen = make_filters(**filters)
+    engine = build_engine(settings)
+    history: list[str] = []
+    try:
+        while True:
+            try:
+                question = input("\nquestion> ").strip()
+            except EOFError:
+                break
+            if question in {"", "exit", "quit"}:
+                break
+            try:
+                result = answer(engine, question, filters=chosen, history=history)
+            except InputError as exc:
+                click.echo(f"error: {exc}", err=True)
+                continue
+            print_answer(result)
+            history.append(result.standalone_question or question)
+    finally:
+        engine.close()
+
+
+@cli.command()
+@click.argument("query")
+@click.option("-k", type=click.IntRange(1, 100), default=5, help="Papers to show.")
+@click.option("--mode", type=click.Choice(["hybrid", "dense", "keyword"]), default="hybrid")
+@click.option("--explain", is_flag=True, help="Show each retriever's rank and score.")
+@click.option("--json", "as_json", is_flag=True)
+@filter_options
+@click.pass_obj
+def search(settings: Settings, query: str, k: int, mode: str, explain: bool, as_json: bool,
+           **filters: str) -> None:
+    """Show the papers retrieval finds for a query, fused from keyword and vector search."""
+    from rag.engine import build_engine
+    from rag.engine import search as run_search
+
+    chosen = make_filters(**filters)
+    engine = build_engine(settings)
+    try:
+        hits = run_search(engine, query, k, filters=chosen, mode=mode)
+    finally:
+        engine.close()
+    if as_json:
+        rows = [{"paper_id": h.paper.id, "label": h.paper.label, "score": round(h.score, 5),
+                 "similarity": round(h.similarity, 4), "has_abstract": h.paper.has_abstract,
+                 "ranks": [{"retriever": n, "rank": r, "score": s} for n, r, s in h.ranks],
+                 "passage": h.best_chunk.text if h.best_chunk else ""} for h in hits]
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for rank, h in enumerate(hits, start=1):
+        snippet = (h.best_chunk.text if h.best_chunk else "(listed without an abstract)")[:160]
+        click.echo(f"{rank:>2}. {h.score:.4f}  {h.paper.label}\n    {snippet}…")
+        if explain:
+            parts = [f"{n} #{r} ({s:g})" for n, r, s in h.ranks] or ["-"]
+            click.echo(f"    fused from: {', '.join(parts)}; cosine {h.similarity:.3f}")
+
+
+@cli.command()
+@click.option("--host", default=None, help="Default 127.0.0.1 (RAG_SERVICE__HOST).")
+@click.option("--port", type=int, default=None, help="Default 8000 (RAG_SERVICE__PORT).")
+@click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True)
+@click.pass_obj
+def serve(settings: Settings, host: str | None, port: int | None, workers: int) -> None:
+    """Serve the HTTP API, the OpenAI-compatible endpoint and the chat page."""
+    import ipaddress
+
+    import uvicorn
+
+    host = host or settings.service.host
+    port = port or settings.service.port
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not settings.service.api_keys:
+        raise RagError(f"refusing to serve on {host} without API keys: set RAG_SERVICE__API_KEYS="
+                       "'[\"a-long-secret\"]' or serve on 127.0.0.1.")
+    from rag.index.library import open_library
+    from service.app import uvicorn_options
+
+    open_library(settings).close()  # fail here, with a message, if the index cannot be opened
+    click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
+    uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
+                log_level="warning", **uvicorn_options(settings))  # type: ignore[arg-type]
+
+
+@cli.group("eval", invoke_without_command=True)
+@click.option("--dataset", "datasets", multiple=True, type=click.Path(path_type=Path, exists=True),
+              help="Q&A JSONL file(s); default: eval/datasets/dev.jsonl")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Run folder (default eval/runs/<time>)")
+@click.option("--generator", type=click.Choice(["offline", "llm"]), default=None,
+              help="Default: the LLM when one is configured, else offline.")
+@click.option("--k", "k", type=click.IntRange(1, 50), default=10, show_default=True)
+@click.option("--judge", is_flag=True, help="Add LLM-judge scores (needs RAG_LLM__BASE_URL); labelled judge_*.")
+@click.pass_context
+def eval_(ctx: click.Context, datasets: tuple[Path, ...], out: Path | None, generator: str | None,
+          k: int, judge: bool) -> None:
+    """Score answers on hand-written Q&A pairs; writes results.jsonl, summary.json, report.html."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from eval.cli import run_eval
+
+    settings: Settings = ctx.obj
+    if generator == "offline":
+        settings = settings.model_copy(update={"llm": settings.llm.model_copy(
+            update={"base_url": None, "api_key": None})})
+    elif generator == "llm" and not settings.llm.configured:
+        raise RagError("--generator llm needs an endpoint: set RAG_LLM__BASE_URL (and RAG_LLM__MODEL).")
+    run_eval(settings, list(datasets), out, k, judge_llm=ctx.obj.llm if judge else None)
+
+
+@eval_.command("compare")
+@click.argument("run_a", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.argument("run_b", type=click.Path(path_type=Path, exists=True, file_okay=False))
+def eval_compare(run_a: Path, run_b: Path) -> None:
+    """Per-metric deltas from RUN_A to RUN_B, and the questions that got worse."""
+    from eval.compare import compare
+
+    metrics, worse = compare(run_a, run_b)
+    for name, a, b in metrics:
+        if a is None or b is None:
+            continue
+        click.echo(f"{name:<22} {a:>9.3f} -> {b:>9.3f}  ({b - a:+.3f})")
+    click.echo(f"\n{len(worse)} question(s) got worse" + (":" if worse else "."))
+    for line in worse:
+        click.echo(f"  {line}")
+
+
+@eval_.command("from-log")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSONL to write")
+@click.option("--channel", default=None, help="Only questions from this channel (api, openai, slack)")
+@click.pass_obj
+def eval_from_log(settings: Settings, out: Path, channel: str | None) -> None:
+    """Write the service's logged questions as draft eval cases (complete the gold by hand)."""
+    from service.conversations import export_drafts
+
+    log_path = settings.data_dir / "service.sqlite"
+    if not log_path.exists():
+        raise RagError(f"no question log at {log_path}; it fills when `rag serve` answers questions.")
+    drafts = export_drafts(log_path, channel)
+    out.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in drafts), encoding="utf-8")
+    click.echo(f"wrote {len(drafts)} draft case(s) to {out}; add gold papers and key facts, then "
+               f"run `rag eval --dataset {out}`")
+
+
+@cli.command("slack")
+@click.pass_obj
+def slack(settings: Settings) -> None:
+    """Run the Slack bot over Socket Mode (no public URL): needs RAG_SLACK__BOT_TOKEN and RAG_SLACK__APP_TOKEN."""
+    from service.slack import run_socket_mode
+
+    click.echo("abstract-rag: connecting to Slack over Socket Mode (Ctrl-C to stop)…", err=True)
+    try:
+        run_socket_mode(settings)
+    except KeyboardInterrupt:
+        click.echo("stopped.", err=True)
+
+
+@cli.group("feedback")
+def feedback() -> None:
+    """Votes on the Slack bot's answers."""
+
+
+@feedback.command("export")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSONL to write")
+@click.pass_obj
+def feedback_export(settings: Settings, out: Path) -> None:
+    """Write 👎'd Slack answers as draft eval cases (add gold papers and key facts by hand)."""
+    from service.slack_blocks import export_feedback
+
+    log_path = settings.data_dir / "service.sqlite"
+    if not log_path.exists():
+        raise RagError(f"no feedback at {log_path}; it fills when people vote on the Slack bot's answers.")
+    count = export_feedback(log_path, out)
+    click.echo(f"wrote {count} draft case(s) to {out}; add gold papers, a reference answer and key facts, "
+               f"then run `rag eval --dataset {out}`")
+
+
+@cli.command("local-llm")
+@click.option("--model", "name", type=click.Choice(["qwen", "smollm2"]), default="qwen",
+              show_default=True, help="qwen: Qwen2.5-Coder-1.5B-Instruct; smollm2: a 135M protocol test.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="0.0.0.0 in a container, for the service in another one to reach it.")
+@click.option("--port", default=8080, show_default=True)
+@click.option("--threads", type=int, default=None, help="CPU threads (default: all cores).")
+@click.pass_obj
+def local_llm(settings: Settings, name: str, host: str, port: int, threads: int | None) -> None:
+    """Serve a local model (shipped by PyPI packages, never downloaded) on 127.0.0.1 with an
+    OpenAI-compatible API, for `rag ask` and the service to use."""
+    import os
+
+    from rag.llm.local import local_model, server_command
+
+    click.echo("checking the model file (the first run assembles it, about a minute)…", err=True)
+    model = local_model(name, settings.data_dir / "models")
+    command = server_command(model, host=host, port=port, threads=threads)
+    click.echo(f"in another shell: export RAG_LLM__BASE_URL=http://{host}:{port}/v1 "
+               f"RAG_LLM__MODEL={model.alias}", err=True)
+    os.execv(command[0], command)
+
+
+def main() -> None:
+    cli(prog_name="rag")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""What a question asks, parsed once: its kind, its parts, the things it names, its focus terms.
+
+The answerers and the engine's route decisions read this instead of re-matching the question
+text. The patterns here describe question *shapes* ("how many X", "is/does ...", "compare X and
+Y"), never particular questions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from rag.retrieve.query import author_in_question
+from rag.text.lexicon import STOPWORDS, focus_terms, names, stem
+
+Kind = Literal["name", "number", "yes_no", "how", "list", "comparison", "metadata", "describe"]
+
+_MEASURE = (r"percentage|percent|proportion|fraction|share|number|count|amount|ratio|factor|rate|"
+            r"score|accuracy|precision|recall|f1|bleu|rouge|speed-?up|size|gain|improvement|"
+            r"reduction|drop|decrease|increase|error|cost|latency|throughput|perplexity|margin|"
+            r"compression|parameters|auc|map|ndcg|mrr|wer|cer|fid|psnr|ssim|iou|em|exact\s+match|top-?[15]|"
+            r"pass@\d+|hit@\d+|win\s+rate|overhead|memory|footprint|budget")
+_NUMBER_Q = re.compile(
+    r"\b(?:how\s+many|how\s+much|by\s+how\s+(?:much|many)|to\s+what\s+extent|"
+    r"how\s+(?:large|big|small|fast|long|often|far|high|low|deep)\b|"
+    r"what\s+(?:is\s+|was\s+|are\s+|were\s+)?(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:" + _MEASURE + r")\b)",
+    re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?!times\b|percentage\b)((?:[A-Za-z][\w\-]*\s*){1,4})",
+                       re.IGNORECASE)
+_PERCENT_Q = re.compile(r"\b(?:percentage|percent|proportion|share|fraction|%)", re.IGNORECASE)
+_SCORE_Q = re.compile(r"\b(?:accuracy|precision|recall|f1|rate|score|bleu|rouge|auc|map|ndcg|mrr|"
+                      r"wer|cer|fid|psnr|ssim|iou|em|exact\s+match|top-?[15]|pass@\d+|hit@\d+)\b",
+                      re.IGNORECASE)
+_TIMES_Q = re.compile(r"\b(?:speed-?up|times|factor|fold)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should|"
+                     r"must)\b", re.IGNORECASE)
+# "Is there a method that ...?" asks for the method, not for a yes or a no.
+_EXISTS = re.compile(r"^\s*(?:is|are)\s+there\b|^\s*(?:do|does)\s+(?:any|some)\b", re.IGNORECASE)
+_COMPARATIVE = re.compile(r"\b(?:bigger|larger|smaller|faster|slower|higher|lower|better|worse|"
+                          r"cheaper|stronger|weaker|longer|shorter|more|less|fewer)\b", re.IGNORECASE)
+_COMPARISON = re.compile(r"\b(?:each|compare[sd]?|comparison|differ(?:s|ence|ences)?|versus|vs\.?|"
+                         r"which\s+(?:one|of\s+the\s+two)|"
+                         r"contrast)\b|\bboth\b.+\band\b", re.IGNORECASE)
+_HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
+                  r"\bwhat\s+(?:mechanism|technique|strategy|idea)\b|\bhow\s+(?:does|do|is|are|can)\b",
+                  re.IGNORECASE)
+_LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:papers|works|studies|"
+                   r"methods|approaches|models|benchmarks|datasets|articles|publications|"
+                   r"systems|techniques)\b|\bpapers\b|\bstudies\b", re.IGNORECASE)
+_NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
+                     r"kind|sort)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
+                     r"(?:it|they)\s+called\b", re.IGNORECASE)
+_VENUE_YEAR = re.compile(r"\b(?:ACL|EMNLP|NAACL|EACL|COLING|NeurIPS|ICLR|ICML|AAAI|IJCAI|CVPR|"
+                         r"ICCV|ECCV|KDD|SIGIR|WWW|TACL|(?:19|20)\d\d)\b")
+_SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:(?:on|in|for|with|by|at|to|from|"
+                    r"of|under)\s+)?(?:what|which|how|who|why|when|where|does|do|did|is|are|was|were|"
+                    r"can)\b)", re.IGNORECASE)
+
+
+_VERBS = frozenset("""used needed required trained train run ran does do did were was are is has have
+reach reached achieve achieved cover covers contain contains include includes make makes made
+take takes took form forms comprise comprises compose composes appear appears exist exists
+involve involves need needs needed get gets got go went""".split())
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing to answer: "Which model ..., and how many GPUs ...?" has two."""
+
+    text: str
+    kind: Kind
+    focus: frozenset[str]
+    unit: str | None = None  # "%", "x", or the stemmed noun of "how many X"
+    counted: frozenset[str] = frozenset()  # "how many galaxy images": {"galaxy", "image"}
+
+
+@dataclass(frozen=True)
+class Intent:
+    question: str
+    kind: Kind
+    parts: tuple[Part, ...]
+    names: tuple[str, ...]
+    focus: frozenset[str]
+    multi_paper: bool = False
+    author: str | None = None
+
+    @property
+    def wants_number(self) -> bool:
+        return any(p.kind == "number" for p in self.parts)
+
+
+def _counted(text: str) -> list[str]:
+    """The noun phrase of "how many X ...": the words before the verb, stemmed."""
+    many = _HOW_MANY.search(text)
+    if not many:
+        return []
+    words = many.group(1).split()
+    end = next((i for i, w in enumerate(words) if w.lower() in STOPWORDS or w.lower() in _VERBS),
+               len(words))
+    plural = next((i + 1 for i, w in enumerate(words[:end]) if _plural(w)), end)
+    return [stem(w) for w in (words[:min(end, plural)] or words[:1])]
+
+
+def _plural(word: str) -> bool:
+    """ "models", "GPUs", "languages": the head noun of "how many X ..." ends the phrase."""
+    w = word.lower()
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))
+
+
+def _unit(text: str) -> str | None:
+    """ "%" (a share), "x" (a factor), "score" (a metric, with or without %), or the stemmed
+    noun of "how many X"."""
+    counted = _counted(text)
+    if counted:  # the counted noun: the last word of "how many training tokens"
+        return counted[-1]
+    if _PERCENT_Q.search(text):
+        return "%"
+    if _TIMES_Q.search(text):
+        return "x"
+    if _SCORE_Q.search(text):
+        return "score"
+    return None
+
+
+_ASKS = re.compile(r"^(?:(?:on|in|for|with|by|at|to|from|of|under)\s+)?(?:what|which|how|who|whom|whose|why|when|"
+                   r"where|does|do|did|is|are|was|were|can|could|has|have|had|will|would|should|list|name|"
+                   r"give|explain|describe|tell|compare|summari[sz]e|show|find)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"^(?:when|where|if|once|after|before|while|since)\s+(?!(?:is|are|was|were|does|do|did|"
+                     r"can|could|has|have|will|would)\b)", re.IGNORECASE)
+
+
+def part_kind(text: str, whole: str) -> Kind:
+    context, _, asked = text.partition(", ")
+    if asked and _YES_NO.match(asked) and (not _ASKS.match(context) or _CLAUSE.match(context)):
+        text = asked  # "During its post-training, does ViGaL ...": the kind is the asking clause's
+    if _EXISTS.match(text):
+        return "list" if re.search(r"\b(?:papers|works|studies|methods|models)\b", text) else "name"
+    if _YES_NO.match(text):
+        return "yes_no"
+    if _NUMBER_Q.search(text):
+        return "number"
+    named = len(names(whole))
+    if named >= 2 and (re.search(r"\beach\b", text) or (
+            re.search(r"\bor\b", text) and _COMPARATIVE.search(text))):
+        return "comparison"
+    compared = _COMPARISON.search(text)
+    if compared and not re.search(r"\beach\b", compared[0]) and named:
+        return "comparison"
+    if _HOW.search(text):
+        return "how"
+    if _LIST.search(text):
+        return "list"
+    if _NAME_Q.search(text):
+        return "name"
+    return "describe"
+
+
+def split_parts(question: str) -> list[str]:
+    """The question's parts. A leading clause that asks nothing before a yes/no question ("During
+    its RL post-training, does ViGaL ...", "When X was tuned, did ...") is part of it. (Before a
+    wh-question it stays a part of its own: on dev that reads its context sentence too.)"""
+    pieces = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
+    pieces = [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]
+    if len(pieces) > 1 and (not _ASKS.match(pieces[0]) or _CLAUSE.match(pieces[0])) and _YES_NO.match(pieces[1]):
+        pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
+    return pieces
+
+
+def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
+    kind = part_kind(text, question)
+    focus = frozenset(focus_terms(text) - {n.lower() for n in said})
+    if kind == "comparison" and _COMPARATIVE.search(text):  # "which is bigger": each side's figure
+        return Part(text, kind, focus, "figure")
+    if kind != "number":
+        return Part(text, kind, focus)
+    return Part(text, kind, focus, _unit(text), frozenset(_counted(text)))
+
+
+def parse_intent(question: str) -> Intent:
+    """Parse a (stand-alone) question once."""
+    author = author_in_question(question)
+    said = tuple(n for n in names(question) if not (author and n in author.split()))
+    texts = split_parts(question)
+    parts = tuple(_part(t, question, said) for t in texts)
+    kinds = [p.kind for p in parts]
+    multi = bool(_LIST.search(question)) or "comparison" in kinds
+    if author or (_VENUE_YEAR.search(question) and _LIST.search(question) and not focus_terms(
+            _VENUE_YEAR.sub(" ", question)) - {"publish", "appear", "accept", "conference"}):
+        kind: Kind = "metadata"
+    elif "comparison" in kinds:
+        kind = "comparison"
+    elif len(parts) == 1:
+        kind = parts[0].kind
+    else:
+        kind = next((k for k in kinds if k != "describe"), "describe")
+    return Intent(question, kind, parts, said, frozenset(focus_terms(question)), multi, author)

@@ -1,0 +1,72 @@
+"""The catalogue's tables (SQLite) and how a paper record is stored in them; the queries are in
+``catalog.py``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+
+from rag.types import Paper
+
+SCHEMA_VERSION = 2
+BATCH = 500
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS papers (
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, record TEXT NOT NULL, source_hash TEXT NOT NULL,
+    year INTEGER, venue TEXT, has_abstract INTEGER NOT NULL, method TEXT, dedupe_key TEXT
+);
+CREATE INDEX IF NOT EXISTS papers_source ON papers(source);
+CREATE INDEX IF NOT EXISTS papers_year ON papers(year);
+CREATE INDEX IF NOT EXISTS papers_venue ON papers(venue);
+CREATE INDEX IF NOT EXISTS papers_method ON papers(lower(method)) WHERE method IS NOT NULL;
+CREATE INDEX IF NOT EXISTS papers_dedupe ON papers(dedupe_key);
+CREATE INDEX IF NOT EXISTS papers_no_abstract ON papers(id) WHERE has_abstract = 0;
+CREATE TABLE IF NOT EXISTS venues (name TEXT PRIMARY KEY, norm TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS author_tokens (
+    token TEXT NOT NULL, paper_id TEXT NOT NULL, pos INTEGER NOT NULL,
+    PRIMARY KEY (token, paper_id, pos)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS author_tokens_paper ON author_tokens(paper_id);
+CREATE TABLE IF NOT EXISTS aliases (
+    alias TEXT PRIMARY KEY, paper_id TEXT NOT NULL, source TEXT NOT NULL, source_hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS aliases_source ON aliases(source);
+CREATE INDEX IF NOT EXISTS aliases_paper ON aliases(paper_id);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, paper_id TEXT NOT NULL, text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
+    text, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunk_fts (rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunk_fts (chunk_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+CREATE TABLE IF NOT EXISTS lsh (
+    band_key INTEGER NOT NULL, paper_id TEXT NOT NULL, PRIMARY KEY (band_key, paper_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS lsh_paper ON lsh(paper_id);
+"""
+
+
+def dump_paper(paper: Paper) -> str:
+    data = asdict(paper)
+    data.pop("aliases")
+    return json.dumps(data, ensure_ascii=False)
+
+
+def load_paper(record: str, aliases: tuple[str, ...] = ()) -> Paper:
+    data = json.loads(record)
+    data["authors"] = tuple(data["authors"])
+    return Paper(**data, aliases=aliases)
+
+
+def batches(items: Sequence[str]) -> Iterator[tuple[list[str], str]]:
+    for start in range(0, len(items), BATCH):
+        part = list(items[start : start + BATCH])
+        yield part, ",".join("?" * len(part))

@@ -1,0 +1,125 @@
+"""Readers for each input format. Each yields Papers and Problems (bad rows, reported and
+skipped) and streams: a large file is never loaded whole, except BibTeX entries one at a time.
+
+Bad text costs a row, never a file: files are decoded with ``surrogateescape``, so a byte that
+is not UTF-8 reaches the row it is in, which is then reported (file:line) and skipped, as is a
+row holding a lone surrogate (JSON's ``"\\ud800"``) or an abstract over the length cap."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag.errors import FormatError
+from rag.text.check import bad_text
+from rag.types import Paper
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A row that could not be read; the rest of the file is still ingested."""
+
+    source: str
+    line: int | None  # None: the problem is the whole file
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line is not None else self.source
+        return f"{where}: {self.reason}"
+
+
+Reader = Callable[[Path, int], Iterator[Paper | Problem]]  # (path, max abstract characters)
+MAX_ABSTRACT_CHARS = 20_000  # the default of RAG_INGEST__MAX_ABSTRACT_CHARS
+ENCODING_ERRORS = "surrogateescape"  # bad bytes reach their row, which is then reported
+
+
+def abstract_problem(abstract: str, limit: int) -> str | None:
+    """Why an abstract (as read, before any clean-up) cannot be used, or None."""
+    if len(abstract) > limit:
+        return (f"abstract is {len(abstract):,} characters long, over the cap of {limit:,} "
+                "(RAG_INGEST__MAX_ABSTRACT_CHARS); skipped")
+    return None
+
+
+def _vetted(item: Paper | Problem) -> Paper | Problem:
+    """A Paper whose text cannot be stored or embedded becomes the Problem of its row."""
+    if isinstance(item, Problem):
+        return item
+    for name in ("id", "abstract", "title", "venue", "url"):
+        why = bad_text(getattr(item, name) or "")
+        if why:
+            return Problem(item.source, item.line, f"{name} holds {why}; skipped (re-save the "
+                           "file as UTF-8)")
+    why = next(filter(None, (bad_text(a) for a in item.authors)), None)
+    return Problem(item.source, item.line, f"authors hold {why}; skipped") if why else item
+
+
+def _readers() -> dict[str, tuple[str, Reader]]:
+    from rag.ingest.formats import bibtex, seed, tabular
+
+    return {
+        ".txt": ("plain-text abstracts, one per paragraph (the bundled corpus)", seed.read),
+        ".jsonl": ("JSON Lines: id, title, abstract, authors, year, venue, url", tabular.read_jsonl),
+        ".ndjson": ("JSON Lines (same fields)", tabular.read_jsonl),
+        ".json": ("arXiv metadata snapshot (one JSON object a line)", tabular.read_jsonl),
+        ".csv": ("CSV with a header row (same fields as JSONL)", tabular.read_csv),
+        ".tsv": ("TSV with a header row (same fields as JSONL)", tabular.read_csv),
+        ".bib": ("BibTeX entries with an abstract field", bibtex.read),
+    }
+
+
+def known_formats() -> str:
+    return "; ".join(f"{ext} ({desc})" for ext, (desc, _) in _readers().items())
+
+
+_DOCUMENTATION = re.compile(r"(?i)^(readme|license|licence|notice|changelog)(\.(md|rst|txt))?$")
+
+
+def scan(path: Path) -> tuple[list[Path], list[Problem]]:
+    """The files to read for a path (the file itself, or the known files in a folder) and, for
+    a folder, a Problem for each entry that will not be read (unknown extension, sub-folder).
+    Hidden entries (.DS_Store, .git) and a folder's own README/LICENSE are passed over silently."""
+    if not path.exists():
+        raise FormatError(f"{path} does not exist. Give a file or folder of abstracts.")
+    if not path.is_dir():
+        if path.suffix.lower() not in _readers():
+            raise FormatError(
+                f"{path.name}: unknown format {path.suffix or '(no extension)'!r}. "
+                f"Known formats: {known_formats()}"
+            )
+        return [path], []
+    files, ignored = [], []
+    for entry in sorted(path.iterdir()):
+        if entry.name.startswith(".") or _DOCUMENTATION.match(entry.name):
+            continue
+        if entry.is_dir():
+            ignored.append(Problem(entry.name, None, "a folder inside the folder; not read (give "
+                                   "it as a path of its own)"))
+        elif entry.suffix.lower() in _readers():
+            files.append(entry)
+        else:
+            ignored.append(Problem(entry.name, None, f"unknown extension "
+                                   f"{entry.suffix or '(none)'!r}; not read. Known: "
+                                   f"{', '.join(_readers())}"))
+    if not files:
+        raise FormatError(f"{path} holds no file in a known format. Known: {known_formats()}")
+    return files, ignored
+
+
+def input_files(path: Path) -> list[Path]:
+    """The files to read for a path: the file itself, or the known files in a folder."""
+    return scan(path)[0]
+
+
+def read_file(path: Path, max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
+    if path.is_dir():
+        raise FormatError(f"{path} is a folder; read the files from input_files() one by one.")
+    input_files(path)  # refuses a missing file or an unknown format with the known ones listed
+    _, reader = _readers()[path.suffix.lower()]
+    try:
+        for item in reader(path, max_abstract_chars):
+            yield _vetted(item)
+    except OSError as exc:
+        raise FormatError(f"cannot read {path}: {exc.strerror or exc}") from exc

@@ -1,0 +1,60 @@
+"""Paper records: building them from raw fields, stable ids, and near-duplicate merging."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from rag.index.dedupe import DuplicateFinder  # noqa: F401  (re-exported: ingest and tests use it here)
+from rag.text.clean import content_hash, dedupe_key, method_name, normalise
+from rag.types import Paper
+
+_ORG_TAGS = re.compile(r"\s+·\s+.*$")
+_ET_AL = re.compile(r",?\s*et al\.?\s*$")
+
+
+def make_paper(paper_id: str, abstract: str, **meta: object) -> Paper:
+    """A Paper with its normalised text and the method name its abstract introduces."""
+    abstract = abstract.strip()
+    text = normalise(abstract) if abstract else ""
+    return Paper(id=paper_id, abstract=abstract, text=text, method=method_name(text), **meta)  # type: ignore[arg-type]
+
+
+def seed_id(file_name: str, line: int) -> str:
+    """Seed-file ids: first three characters of the file name and the 1-based line number."""
+    return f"{file_name[:3]}-{line:04d}"
+
+
+def content_id(abstract: str) -> str:
+    """An id for records that come without one: stable for the same abstract text."""
+    return "h-" + dedupe_key(abstract)[:12]
+
+
+def split_authors(raw: str) -> tuple[tuple[str, ...], bool]:
+    """Names from an author string; the flag says the list was cut ("et al.")."""
+    raw = _ORG_TAGS.sub("", raw.strip())
+    truncated = bool(_ET_AL.search(raw))
+    raw = _ET_AL.sub("", raw)
+    parts = re.split(r"\s*;\s*|\s+and\s+|\s*,\s*", raw) if raw else []
+    return tuple(p.strip() for p in parts if p.strip()), truncated
+
+
+def text_hash(paper: Paper) -> str:
+    """What decides whether a paper must be re-indexed: its text and its metadata."""
+    fields = (paper.text, paper.title, paper.authors, paper.year, paper.venue, paper.url)
+    return content_hash(repr(fields))
+
+
+def merge(kept: Paper, duplicate: Paper) -> Paper:
+    """Keep the first paper's id and text; fill gaps from the duplicate and remember its id."""
+    return replace(
+        kept,
+        title=kept.title or duplicate.title,
+        authors=kept.authors or duplicate.authors,
+        authors_truncated=kept.authors_truncated if kept.authors else duplicate.authors_truncated,
+        year=kept.year or duplicate.year,
+        venue=kept.venue or duplicate.venue,
+        url=kept.url or duplicate.url,
+        method=kept.method or duplicate.method,
+        aliases=tuple(dict.fromkeys((*kept.aliases, duplicate.id, *duplicate.aliases))),
+    )

@@ -1,0 +1,111 @@
+"""The LLM answerer: retrieved abstracts go to the model fenced and keyed [1]..[n]; its reply
+is parsed back into sentences with paper ids. Keys it invents are removed and counted; a
+sentence it left uncited is attributed after the fact to the abstract that supports it best
+(small models ignore citation instructions), or left uncited for the support check to drop."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from rag.answer.offline import Draft, DraftSentence, content_terms
+from rag.answer.support import SupportScorer
+from rag.llm.client import ChatModel
+from rag.llm.prompts import Prompt
+from rag.text.clean import split_sentences
+from rag.types import ScoredPaper
+
+_FENCE = re.compile(r"</?\s*abstract\b[^>]*>", re.IGNORECASE)
+_KEYS = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
+_BRACKETED = re.compile(r"\s*\[[^\]\n]{0,40}\]")
+_KEY_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[[\d,;\s]+\]\s*)+)")
+# A reply (or a sentence of one) saying that the abstracts do not hold the answer. The model
+# decides nothing by saying it: the engine weighs the evidence (see engine._generate_checked).
+_DECLINES = re.compile(
+    r"(?:do(?:es)?\s+not|don't|doesn't|cannot|can't|fail\s+to)\s+(?:directly\s+|explicitly\s+|"
+    r"specifically\s+)?(?:answer|address|say|mention|provide|contain|specify|state|include|report|"
+    r"give|discuss|describe|indicate)|\bnot\s+(?:answered|mentioned|reported|specified|stated|"
+    r"provided|given|available|found|discussed)\b|\bno\s+(?:information|mention|details?|data)\b"
+    r"|\bunable\s+to\s+(?:answer|find|determine)", re.IGNORECASE)
+
+
+def fence(text: str) -> str:
+    """Abstract text with anything that could close or open a fence removed."""
+    return _FENCE.sub("[fence removed]", text)
+
+
+def build_sources(evidence: Sequence[ScoredPaper]) -> tuple[str, dict[int, str]]:
+    keymap: dict[int, str] = {}
+    blocks = []
+    for key, item in enumerate((e for e in evidence if e.paper.has_abstract), start=1):
+        keymap[key] = item.paper.id
+        blocks.append(f'<abstract key="{key}" id="{item.paper.id}">\n{fence(item.paper.abstract)}'
+                      f"\n</abstract>")
+    return "\n\n".join(blocks), keymap
+
+
+class LLMAnswerer:
+    def __init__(self, model: ChatModel, prompt: Prompt, scorer: SupportScorer,
+                 threshold: float) -> None:
+        self.model, self.prompt, self.scorer, self.threshold = model, prompt, scorer, threshold
+        self.name = model.name
+
+    def _messages(self, question: str, evidence: Sequence[ScoredPaper]):  # type: ignore[no-untyped-def]
+        sources, keymap = build_sources(evidence)
+        return self.prompt.messages(question=question, sources=sources), keymap
+
+    def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
+        messages, keymap = self._messages(question, evidence)
+        return self.parse(self.model.complete(messages), keymap, evidence)
+
+    def stream(self, question: str, evidence: Sequence[ScoredPaper]) -> Iterator[str | Draft]:
+        """Text deltas as the model writes them, then the parsed Draft."""
+        messages, keymap = self._messages(question, evidence)
+        parts: list[str] = []
+        for delta in self.model.stream(messages):
+            parts.append(delta)
+            yield delta
+        yield self.parse("".join(parts), keymap, evidence)
+
+    def parse(self, reply: str, keymap: dict[int, str], evidence: Sequence[ScoredPaper]) -> Draft:
+        # list items and lines are sentences of their own ("are:\n1. X [1]\n2. Y [2]")
+        lines = [re.sub(r"^\s*(?:\d+[.)]|[-*•])\s+", "", line).strip() for line in reply.splitlines()]
+        text = " ".join(" ".join(line.split()) + ("" if re.search(r"[.!?:]$", line) else ".")
+                        for line in lines if line.strip())
+        if not text:
+            return Draft((), abstained=True)
+        text = _KEY_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", text)
+        papers = {e.paper.id: e.paper for e in evidence}
+        sentences, unknown, attributed, declines = [], 0, 0, 0
+        for raw in split_sentences(text):
+            numbers = [int(n) for group in _KEYS.findall(raw) for n in re.split(r"[,;]", group)]
+            ids = tuple(dict.fromkeys(keymap[n] for n in numbers if n in keymap))
+            unknown += sum(1 for n in numbers if n not in keymap)
+            clean = _BRACKETED.sub("", raw).strip()
+            clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
+            if not numbers and _DECLINES.search(clean):
+                declines += 1  # "The abstracts do not say ...": not a claim
+                continue
+            if len(content_terms(clean)) < 3 and not _lead(clean):
+                continue  # filler ("The answer is:"), not a claim
+            if not ids:
+                ids = self._attribute(clean, papers)
+                attributed += bool(ids)
+            sentences.append(DraftSentence(clean, ids))
+        declined = declines > 0 and not any(s.paper_ids for s in sentences)
+        return Draft(tuple(sentences), abstained=not sentences, unknown_keys=unknown,
+                     attributed=attributed, declined=declined)
+
+    def _attribute(self, sentence: str, papers: dict) -> tuple[str, ...]:  # type: ignore[type-arg]
+        """An uncited sentence goes to the abstract that supports it best, if one does."""
+        scored = [(self.scorer.score(sentence, [p]), p.id) for p in papers.values()]
+        best_score, best_id = max(scored, key=lambda sp: sp[0], default=(0.0, ""))
+        return (best_id,) if best_score >= self.threshold else ()
+
+
+_LEAD = re.compile(r"^(?:yes|no)\b", re.IGNORECASE)
+
+
+def _lead(sentence: str) -> bool:
+    """A short direct answer ("Yes.", "No, it is training-free [1].") is kept."""
+    return bool(_LEAD.match(sentence))

@@ -1,0 +1,94 @@
+"""Question handling before retrieval: strip chatter, recognise author questions, and rewrite a
+follow-up so that it stands alone (rule-based here; an LLM rewriter can replace it)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from rag.text.clean import STOPWORDS
+
+_CHATTER = re.compile(
+    r"^\s*(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|kindly)\s+)?(?:(?:can|could|would) you\s+"
+    r"(?:please\s+)?)?(?:tell me(?: about)?|i(?:'d| would) like to know(?: about)?|i want to know"
+    r"(?: about)?|give me an? (?:overview|summary) of|explain to me|do you know)\s*[,:]?\s*",
+    re.IGNORECASE)
+_TRAILING_POLITE = re.compile(r"\s*[,.]?\s*(?:please|thanks|thank you)[.!?]*\s*$", re.IGNORECASE)
+
+_NAME = r"([A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-.]*){1,3})"
+_AUTHOR_PATTERNS = (  # (?i:...) makes the wording case-insensitive but not the name
+    re.compile(r"\b(?i:papers?|works?|publications?|articles?)\s+(?i:written\s+|authored\s+|"
+               r"co-?authored\s+)?(?i:by|from)\s+" + _NAME),
+    re.compile(r"\b(?i:did|does|has|have)\s+" + _NAME + r"\s+(?i:co-?)?(?i:author|write|wrote|"
+               r"written|publish|work)"),
+    re.compile(r"\b(?i:list|lists|include|includes|have|has|with)\s+" + _NAME +
+               r"\s+(?i:as|among)\s+(?:\w+\s+){0,2}(?i:authors?|co-?authors?)"),
+    re.compile(r"\b(?i:authored|co-?authored|written)\s+(?i:by)\s+" + _NAME),
+    re.compile(r"\b(?i:with|by)\s+" + _NAME + r"\s+(?i:as\s+(?:an?\s+)?(?:co-?)?author)"),
+    re.compile(_NAME + r"(?:'s|’s)\s+(?i:papers?|work|publications?)"),
+    re.compile(r"\b(?i:published\s+by)\s+" + _NAME),
+)
+
+
+def clean_question(question: str) -> str:
+    """Drop greetings and "tell me about"; keep method names, numbers and the question itself."""
+    text = _CHATTER.sub("", question.strip())
+    text = _TRAILING_POLITE.sub("", text)
+    text = text.strip() or question.strip()
+    return text[0].upper() + text[1:] if text else text
+
+
+def author_in_question(question: str) -> str | None:
+    """The person a question asks about as an author ("papers by Zhouhan Lin"), if any."""
+    for pattern in _AUTHOR_PATTERNS:
+        match = pattern.search(question)
+        if match:
+            return match.group(1).strip(" .?!,")
+    return None
+
+
+class QueryRewriter(Protocol):
+    def rewrite(self, question: str, history: Sequence[str]) -> str: ...
+
+
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|they|them|their|the same|the method|the model|the paper|the authors|"
+    r"this (?:method|model|paper|approach|work)|that (?:method|model|paper|approach|work))\b|"
+    r"^\s*(?:and|what about|how about|also|why|how so)\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")
+
+
+_GENERIC = {"LLM", "LLMs", "NLP", "AI", "GPU", "GPUs", "MLLM", "MLLMs", "VLM", "VLMs", "PLM", "PLMs"}
+
+
+def _subject(previous: str) -> str:
+    """What a previous question was about: its method names, else its content words."""
+    words = _WORD.findall(previous)
+    names = [w for w in words if (any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w))
+             and w not in _GENERIC]
+    if names:
+        return " ".join(dict.fromkeys(names))
+    content = [w for w in words if w.lower() not in STOPWORDS and len(w) > 2]
+    return " ".join(dict.fromkeys(content[:8]))
+
+
+class RuleRewriter:
+    """A follow-up that points back ("it", "the model", "what about ...") or has at most one
+    content word and no name gets the subject of the latest earlier question that had one
+    appended, in parentheses."""
+
+    def rewrite(self, question: str, history: Sequence[str]) -> str:
+        if not history:
+            return question
+        words = _WORD.findall(question)
+        names = [w for w in words if any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w)]
+        content = [w for w in words if w.lower() not in STOPWORDS]
+        stands_alone = not _REFERS_BACK.search(question) and (names or len(content) > 1)
+        if stands_alone:
+            return question
+        for previous in reversed(history):
+            subject = _subject(previous)
+            if subject and subject.lower() not in question.lower():
+                return f"{question.rstrip()} ({subject})"
+        return question
