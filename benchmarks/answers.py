@@ -19,6 +19,7 @@ from common import indexed_settings
 from eval.dataset import DEFAULT_DATASET, load
 from eval.metrics import key_fact_coverage, percentile
 from rag.engine import answer, build_engine
+from rag.types import Route
 
 
 def main() -> None:
@@ -49,9 +50,9 @@ def main() -> None:
     supported = sum(s.supported for _, r in rows for s in r.sentences)
     removed = sum(r.removed_sentences for _, r in rows)
     abstain_ok = sum(r.abstained == (q.type == "unanswerable") for q, r in rows)
-    fallbacks = sum(r.generator.startswith("offline (LLM") for _, r in rows)
+    fallbacks = sum(r.route is Route.FALLBACK for _, r in rows)
     latency = [r.timings["total_ms"] for _, r in rows]
-    generators = sorted({r.generator.split(" (")[0] for _, r in rows})
+    generators = sorted({str(r.route) for _, r in rows})
     print(f"generator: {', '.join(generators)}; {len(rows)} questions "
           f"({len(answerable)} answerable, {len(rows) - len(answerable)} unanswerable)")
     print(f"key-fact accuracy          {fact_ok}/{len(facts)} = {fact_ok / max(1, len(facts)):.1%}")

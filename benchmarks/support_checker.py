@@ -23,7 +23,7 @@ import itertools
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,12 +33,11 @@ from rag.answer.support import (  # noqa: E402
     AlignedSupportScorer,
     PlainOverlapScorer,
     SupportScorer,
-    SupportWeights,
     combine,
 )
 from rag.index.embedding import CachedEmbedder  # noqa: E402
 from rag.index.library import Library, open_library  # noqa: E402
-from rag.settings import PROJECT_ROOT  # noqa: E402
+from rag.settings import PROJECT_ROOT, SupportSettings  # noqa: E402
 
 PAIRS = PROJECT_ROOT / "eval" / "datasets" / "support_pairs.jsonl"
 BASELINE_THRESHOLD = 0.5  # what the old checker shipped with
@@ -50,7 +49,7 @@ CHECKERS: dict[str, Callable[[Library], SupportScorer]] = {
 }
 
 
-# What --fit tries for the aligned checker's weights (SupportWeights), on dev only.
+# What --fit tries for the aligned checker's weights (SupportSettings), on dev only.
 GRID: dict[str, tuple[float, ...]] = {
     "similarity": (0.3, 0.5, 0.7),
     "number": (0.3, 0.5, 0.7),
@@ -89,22 +88,22 @@ def score_pairs(scorer: SupportScorer, lib: Library, pairs: Sequence[Pair]) -> l
     return [Scored(p, scorer.score(p.sentence, [papers[p.paper_id]])) for p in pairs]
 
 
-def fit_weights(lib: Library, pairs: Sequence[Pair]) -> SupportWeights:
+def fit_weights(lib: Library, pairs: Sequence[Pair]) -> SupportSettings:
     """The grid point with the best dev balanced accuracy (at its own dev threshold); ties go to
     the better dev AUC, then to the point nearest the current defaults."""
     dev = [p for p in pairs if p.split == "dev"]
     scorer = AlignedSupportScorer(lib)
     papers = lib.catalog.get_many({p.paper_id for p in dev})
     verdicts = [scorer.verdict(p.sentence, [papers[p.paper_id]]) for p in dev]
-    default = asdict(SupportWeights())
+    default = SupportSettings().model_dump()
 
-    def key(weights: SupportWeights) -> tuple[float, float, float]:
+    def key(weights: SupportSettings) -> tuple[float, float, float]:
         scored = [Scored(p, combine(v, weights)) for p, v in zip(dev, verdicts, strict=True)]
         distance = sum(abs(getattr(weights, k) - default[k]) for k in GRID)
         return (round(balanced_accuracy(scored, choose_threshold(scored)), 4), round(auc(scored), 4),
                 -distance)
 
-    grid = (SupportWeights(**dict(zip(GRID, values, strict=True)))
+    grid = (SupportSettings(**dict(zip(GRID, values, strict=True)))
             for values in itertools.product(*GRID.values()))
     return max(grid, key=key)
 
@@ -194,7 +193,7 @@ def main() -> None:
         checkers = {name: CHECKERS[name] for name in args.checkers.split(",")}
         if args.fit:
             weights = fit_weights(lib, pairs)
-            print(f"weights fitted on dev: {weights} (defaults: {SupportWeights()})")
+            print(f"weights fitted on dev: {weights} (defaults: {SupportSettings()})")
             checkers["aligned, refitted"] = lambda lib: AlignedSupportScorer(lib, weights)
         try:
             for name, build in checkers.items():

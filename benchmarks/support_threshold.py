@@ -15,7 +15,7 @@ from pathlib import Path
 
 from common import indexed_settings
 
-from rag.answer.support import EmbeddingOverlapScorer
+from rag.answer.support import AlignedSupportScorer
 from rag.index.library import open_library
 from rag.retrieve.fusion import retrieve
 from rag.text.clean import split_sentences
@@ -28,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
     with indexed_settings(args.data_dir) as settings:
         lib = open_library(settings)
-        scorer = EmbeddingOverlapScorer(lib)
+        scorer = AlignedSupportScorer(lib)
         papers = [p for p in lib.catalog.papers() if p.has_abstract]
         random.Random(7).shuffle(papers)
         positives, negatives = [], []

@@ -75,7 +75,7 @@ def with_values(engine: Engine, values: dict[str, float]) -> Engine:
     answer = engine.settings.answer.model_copy(update=values)
     settings = engine.settings.model_copy(update={"answer": answer})
     offline = OfflineAnswerer(engine.library.embedder, answer, engine.offline.reader.terms)
-    return replace(engine, settings=settings, offline=offline, generator=offline)
+    return replace(engine, settings=settings, offline=offline)
 
 
 def evaluate(engine: Engine, questions: list[Question]) -> dict[str, Any]:

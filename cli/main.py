@@ -12,8 +12,9 @@ from pathlib import Path
 
 import click
 
-from rag.errors import InputError, RagError
-from rag.settings import Settings
+from rag.errors import ConfigError, InputError, RagError
+from rag.settings import Settings, load_settings
+from rag.types import Route
 
 log = logging.getLogger("rag")
 
@@ -24,7 +25,7 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except RagError as exc:
             click.echo(f"error: {exc}", err=True)
-            ctx.exit(2 if isinstance(exc, InputError) else 1)
+            ctx.exit(2 if isinstance(exc, InputError | ConfigError) else 1)
         except KeyboardInterrupt:
             click.echo("interrupted: what was finished is saved; run the command again to "
                        "complete it.", err=True)
@@ -57,7 +58,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     """Ask questions about a collection of paper abstracts; every claim is cited."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    ctx.obj = Settings()
+    ctx.obj = load_settings()
 
 
 @cli.command()
@@ -117,16 +118,15 @@ def filter_options(command):  # type: ignore[no-untyped-def]
 
 def make_filters(author: str | None, years: str | None, venue: str | None,
                  source: str | None):  # type: ignore[no-untyped-def]
-    from rag.retrieve.fusion import Filters, parse_years
+    from rag.index.filters import Filters
 
-    year_from, year_to = parse_years(years)
-    return Filters(author=author, year_from=year_from, year_to=year_to, venue=venue, source=source)
+    return Filters.parse(author=author, year=years, venue=venue, source=source)
 
 
 def print_answer(result) -> None:  # type: ignore[no-untyped-def]
     if result.standalone_question:
         click.echo(f"(read as: {result.standalone_question})", err=True)
-    if result.route == "fallback":
+    if result.route is Route.FALLBACK:
         click.echo(f"note: answered offline ({result.fallback_reason})", err=True)
     click.echo(result.text)
     if result.citations:

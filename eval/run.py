@@ -31,6 +31,7 @@ from eval.metrics import (
 )
 from rag.engine import Engine, answer, find_papers
 from rag.retrieve.query import clean_question
+from rag.types import Route
 
 SCORES = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "key_facts", "yes_no", "token_f1",
           "gold_cited", "citation_precision", "citation_recall", "citation_validity", "support_rate")
@@ -66,7 +67,7 @@ def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) 
             scores["citation_precision"] = citation_precision(cited, q.gold_papers)
             if q.type == "single":
                 scores["gold_cited"] = float(bool(set(cited) & set(q.gold_papers)))
-    if result.route == "llm" and (result.citations or result.removed_keys):
+    if result.route is Route.LLM and (result.citations or result.removed_keys):
         scores["citation_validity"] = citation_validity(len(result.citations), result.removed_keys)
     scores["support_rate"] = _support_rate(engine, result)
     if judge_with is not None:

@@ -1,8 +1,9 @@
 """The one answer path. The CLI, the HTTP service, the Slack bot and the eval harness all call
-``answer(engine, question, ...)`` (or ``answer_stream`` for text as it is generated).
+``answer(engine, question, ...)`` (or ``answer_stream`` for the checked text sentence by sentence).
 
-retrieve -> (rerank) -> generate (LLM, falling back to the offline answerer) -> check every
-sentence against the papers it cites -> number the citations -> abstain if nothing is left."""
+check the question -> parse its intent -> retrieve (or look up the catalogue) -> read the evidence
+-> generate (LLM, falling back to the offline answerer) -> check every sentence against the papers
+it cites -> number the citations -> abstain if nothing is left."""
 
 from __future__ import annotations
 
@@ -12,37 +13,44 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from rag.answer.citations import attach_citations, keys_of, papers_by_id
-from rag.answer.intent import parse_intent
-from rag.answer.listings import author_answer, listing_answer, listing_filters
-from rag.answer.offline import ABSTAIN_TEXT, Draft, Generator, OfflineAnswerer
-from rag.answer.support import EmbeddingOverlapScorer, SupportScorer
+from rag.answer.intent import Intent, parse_intent
+from rag.answer.listings import author_answer, listing_answer
+from rag.answer.offline import ABSTAIN_TEXT, OfflineAnswerer
+from rag.answer.support import AlignedSupportScorer, SupportScorer
 from rag.errors import IndexNotFoundError, InputError, LLMError
 from rag.index.embedding import CachedEmbedder
+from rag.index.filters import Filters
 from rag.index.library import Library, method_index, open_library
 from rag.llm.answerer import LLMAnswerer
 from rag.llm.client import ChatModel, answer_deadline, build_chat_model
 from rag.llm.prompts import load_prompts
 from rag.llm.query import LLMReranker, LLMRewriter
-from rag.retrieve.fusion import Filters, retrieve
+from rag.retrieve.fusion import retrieve
 from rag.retrieve.keyword import TermStats
-from rag.retrieve.query import QueryRewriter, RuleRewriter, author_in_question, clean_question
+from rag.retrieve.query import QueryRewriter, RuleRewriter, clean_question
 from rag.retrieve.rerank import NoReranker, Reranker
 from rag.settings import Settings
 from rag.text.check import bad_text, tidy
 from rag.text.injection import is_instruction, scrub
-from rag.types import Answer, RetrievedPaper, ScoredPaper, SentenceSupport
+from rag.types import Answer, Draft, RetrievedPaper, Route, ScoredPaper, SentenceSupport
 
 
-@dataclass
+@dataclass(frozen=True)
 class Engine:
+    """Everything an answer needs, built once by ``build_engine`` and never changed after."""
+
     settings: Settings
     library: Library
-    generator: Generator
     offline: OfflineAnswerer
     scorer: SupportScorer
+    llm: LLMAnswerer | None = None  # None: answers are composed offline
     rewriter: QueryRewriter = field(default_factory=RuleRewriter)
     reranker: Reranker = field(default_factory=NoReranker)
     methods: Mapping[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def generator(self) -> LLMAnswerer | OfflineAnswerer:
+        return self.llm or self.offline
 
     def close(self) -> None:
         self.library.close()
@@ -54,54 +62,71 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     prompts = load_prompts(settings.prompts_dir)
     library = library or open_library(settings)
     if not isinstance(library.embedder, CachedEmbedder):
-        library.embedder = CachedEmbedder(library.embedder)
-    scorer = EmbeddingOverlapScorer(library)
+        library = replace(library, embedder=CachedEmbedder(library.embedder))
+    scorer = AlignedSupportScorer(library, settings.support)
     offline = OfflineAnswerer(library.embedder, settings.answer, TermStats(library.catalog))
     model = chat_model or build_chat_model(settings.llm)
-    engine = Engine(settings, library, offline, offline, scorer, methods=method_index(library))
-    if model is not None:
-        engine.generator = LLMAnswerer(model, prompts["answer"], scorer,
-                                       settings.answer.support_threshold)
-        if settings.llm.rewrite_followups:
-            engine.rewriter = LLMRewriter(model, prompts["condense"])
-        if settings.llm.rerank:
-            engine.reranker = LLMReranker(model, prompts["rerank"])
-    return engine
+    if model is None:
+        return Engine(settings=settings, library=library, offline=offline, scorer=scorer,
+                      methods=method_index(library))
+    return Engine(
+        settings=settings, library=library, offline=offline, scorer=scorer,
+        llm=LLMAnswerer(model, prompts["answer"], scorer, settings.answer.support_threshold),
+        rewriter=LLMRewriter(model, prompts["condense"]) if settings.llm.rewrite_followups else RuleRewriter(),
+        reranker=LLMReranker(model, prompts["rerank"]) if settings.llm.rerank else NoReranker(),
+        methods=method_index(library))
 
 
-def check_question(question: str, settings: Settings) -> str:
+@dataclass(frozen=True)
+class CheckedQuestion:
+    """A question that passed ``check_question``: tidy text, within the cap, on a usable index."""
+
+    text: str
+
+
+def check_question(engine: Engine, question: str | CheckedQuestion) -> CheckedQuestion:
+    """The one front door: text that is not text, an empty or too long question, an empty or
+    broken index are refused here, with what to do. Every client calls this once (the answer
+    functions call it for a plain string)."""
+    if isinstance(question, CheckedQuestion):
+        return question
+    text = question_text(question, engine.settings)
+    if engine.library.vectors.count() == 0:
+        raise IndexNotFoundError("the index is empty. Run `rag ingest` first "
+                                 f"(data directory: {engine.settings.data_dir}), then retry.")
+    if engine.library.catalog.empty():
+        raise IndexNotFoundError("the paper catalogue is empty while the vector store is not: run "
+                                 "`rag ingest` to restore it, then retry.")
+    return CheckedQuestion(text)
+
+
+def question_text(question: str, settings: Settings) -> str:
+    """The question as text: UTF-8, within the cap (counted as sent), spaces collapsed."""
     if why := bad_text(question or ""):
         raise InputError(f"the question holds {why}. Send it as UTF-8 text.")
+    limit = settings.answer.max_question_chars
+    if len(question) > limit:
+        raise InputError(f"the question is {len(question)} characters long; the limit is {limit} "
+                         "(RAG_ANSWER__MAX_QUESTION_CHARS). Shorten it to the question itself.")
     text = " ".join(tidy(question or "").split())
     if not text:
         raise InputError("the question is empty. Ask something, e.g. "
                          "rag ask \"Which papers reduce KV-cache memory?\"")
-    limit = settings.answer.max_question_chars
-    if len(text) > limit:
-        raise InputError(f"the question is {len(text)} characters long; the limit is {limit} "
-                         "(RAG_ANSWER__MAX_QUESTION_CHARS). Shorten it to the question itself.")
     return text
 
 
-def _require_index(engine: Engine) -> None:
-    if engine.library.vectors.count() == 0:
-        raise IndexNotFoundError("the index is empty. Run `rag ingest` first "
-                                 f"(data directory: {engine.settings.data_dir}).")
-
-
-def find_papers(engine: Engine, question: str, *, k: int | None = None,
+def find_papers(engine: Engine, question: str, *, intent: Intent | None = None, k: int | None = None,
                 filters: Filters = Filters(),
                 mode: str = "hybrid") -> tuple[list[ScoredPaper], Draft | None]:
-    """The evidence for a (stand-alone) question. "Papers by X" is answered from the author
-    lists, not by embedding the sentence: then the draft answer comes back too."""
-    name = author_in_question(question) if mode == "hybrid" else None
-    if name:
-        evidence, draft = author_answer(engine.library, name, question, filters)
+    """The evidence for a (stand-alone) question, routed by its intent: "papers by X" and pure
+    venue/year listings are answered from the catalogue (the draft answer comes back too)."""
+    intent = intent or parse_intent(question)
+    if mode == "hybrid" and intent.author:
+        evidence, draft = author_answer(engine.library, intent, filters)
         if evidence:
             return evidence, draft
-    listing = listing_filters(question, filters) if mode == "hybrid" and not name else None
-    if listing is not None:
-        evidence, draft = listing_answer(engine.library, listing)
+    elif mode == "hybrid" and intent.listing:
+        evidence, draft = listing_answer(engine.library, intent, filters)
         if evidence:
             return evidence, draft
     found = retrieve(engine.library, question, k or engine.settings.retrieval.top_k,
@@ -109,38 +134,38 @@ def find_papers(engine: Engine, question: str, *, k: int | None = None,
     return engine.reranker.rerank(question, found), None
 
 
-def search(engine: Engine, query: str, k: int | None = None, *, filters: Filters = Filters(),
-           mode: str = "hybrid") -> list[ScoredPaper]:
-    text = clean_question(check_question(query, engine.settings))
-    _require_index(engine)
+def search(engine: Engine, query: str | CheckedQuestion, k: int | None = None, *,
+           filters: Filters = Filters(), mode: str = "hybrid") -> list[ScoredPaper]:
+    text = clean_question(check_question(engine, query).text)
     return find_papers(engine, text, k=k, filters=filters, mode=mode)[0]
 
 
-def answer(engine: Engine, question: str, *, k: int | None = None, filters: Filters = Filters(),
-           history: Sequence[str] = ()) -> Answer:
+def answer(engine: Engine, question: str | CheckedQuestion, *, k: int | None = None,
+           filters: Filters = Filters(), history: Sequence[str] = ()) -> Answer:
     """Answer one question (with earlier questions of the conversation in ``history``)."""
     *_, final = answer_stream(engine, question, k=k, filters=filters, history=history)
     assert isinstance(final, Answer)
     return final
 
 
-def answer_stream(engine: Engine, question: str, *, k: int | None = None,
+def answer_stream(engine: Engine, question: str | CheckedQuestion, *, k: int | None = None,
                   filters: Filters = Filters(), history: Sequence[str] = ()) -> Iterator[str | Answer]:
     """The checked answer text, sentence by sentence, then the Answer. Nothing unchecked is
     ever yielded: an LLM's raw reply is parsed, its keys mapped and each sentence's support
     checked before any of it reaches a client."""
     started = time.perf_counter()
-    asked = check_question(question, engine.settings)
-    _require_index(engine)
+    asked = check_question(engine, question).text
     with answer_deadline(engine.settings.llm.timeout):  # one deadline for all the LLM calls
-        standalone = engine.rewriter.rewrite(clean_question(asked), history)
-        evidence, draft = find_papers(engine, standalone, k=k, filters=filters)
+        turns = engine.settings.service.conversation_turns
+        standalone = engine.rewriter.rewrite(clean_question(asked), history[-turns:] if turns else ())
+        intent = parse_intent(standalone)
+        evidence, draft = find_papers(engine, standalone, intent=intent, k=k, filters=filters)
         retrieved_at = time.perf_counter()
         if draft is not None:
             result = _finish(engine, asked, standalone, evidence, draft, "metadata (catalogue)",
-                             "metadata")
+                             Route.METADATA)
         else:
-            result = _generate_checked(engine, asked, standalone, evidence)
+            result = _generate_checked(engine, asked, standalone, intent, evidence)
     generated_at = time.perf_counter()
     if not result.abstained:
         yield from _pieces(result.text)
@@ -165,48 +190,47 @@ def guarded(item: ScoredPaper) -> ScoredPaper:
     return replace(item, paper=replace(item.paper, abstract=abstract, text=text))
 
 
-def _generate_checked(engine: Engine, asked: str, standalone: str,
+def _generate_checked(engine: Engine, asked: str, standalone: str, intent: Intent,
                       evidence: list[ScoredPaper]) -> Answer:
     """Route the question: the evidence decides abstention; the LLM (when configured) writes the
     answer; a model that declines with strong evidence is retried once on fewer abstracts, then
     overruled by the offline answer; a dead endpoint falls back to the offline answer."""
-    intent = parse_intent(standalone)
-    reading = engine.offline.reader.read(intent, evidence)  # type: ignore[attr-defined]
-    offline = engine.offline.generate(standalone, evidence, intent, reading)  # type: ignore[call-arg]
+    reading = engine.offline.read(intent, evidence)
+    offline = engine.offline.compose(intent, reading)
 
-    def finish(draft: Draft, generator: str, route: str, reason: str | None = None) -> Answer:
+    def finish(draft: Draft, generator: str, route: Route, reason: str | None = None) -> Answer:
         return _finish(engine, asked, standalone, evidence, draft, generator, route, reason)
 
-    if engine.generator is engine.offline or not reading.answerable:
-        return finish(offline, "offline", "offline")
+    if engine.llm is None or not reading.answerable:
+        return finish(offline, "offline", Route.OFFLINE)
     strong = reading.strength >= engine.settings.answer.strong_evidence
     try:
         safe = [guarded(e) for e in reading.papers]  # the abstracts the reading chose, not all
-        draft = engine.generator.generate(standalone, safe)
+        draft = engine.llm.generate(standalone, safe)
         if draft.declined and strong:  # once more, on only the abstracts that hold the answer
             best = list(dict.fromkeys(c[0].paper.paper.id for _, c in reading.parts if c))[:2]
             fewer = [e for e in safe if e.paper.id in best]
             if len(fewer) < len(safe):
-                draft = engine.generator.generate(standalone, fewer)
+                draft = engine.llm.generate(standalone, fewer)
     except LLMError as exc:
-        return finish(offline, f"offline (LLM unavailable: {exc})", "fallback", f"LLM unavailable: {exc}")
-    result = finish(draft, engine.generator.name, "llm")
+        return finish(offline, f"offline (LLM unavailable: {exc})", Route.FALLBACK, f"LLM unavailable: {exc}")
+    result = finish(draft, engine.llm.name, Route.LLM)
     if result.abstained and strong:
         why = ("the model declined although the abstracts hold the answer" if draft.declined or
                draft.abstained else "none of the model's sentences was supported by the abstracts")
-        return finish(offline, "offline", "fallback", why)
+        return finish(offline, "offline", Route.FALLBACK, why)
     return result
 
 
 def _finish(engine: Engine, asked: str, standalone: str, evidence: list[ScoredPaper],
-            draft: Draft, generator: str, route: str, fallback_reason: str | None = None) -> Answer:
+            draft: Draft, generator: str, route: Route, fallback_reason: str | None = None) -> Answer:
     """Check each sentence against the papers it cites; number citations; abstain if empty."""
     papers = papers_by_id([guarded(e).paper for e in evidence])  # support never rests on injected text
     threshold = engine.settings.answer.support_threshold
     scores: list[float] = []
     for sentence in draft.sentences:
         cited = [papers[p] for p in sentence.paper_ids if p in papers]
-        trusted = sentence.framing or route == "metadata"
+        trusted = sentence.framing or route is Route.METADATA
         if is_instruction(sentence.text):  # an obedient model repeating an injected instruction
             scores.append(0.0)
             continue

@@ -38,3 +38,7 @@ class LLMError(RagError):
 
 class PromptError(RagError):
     """A prompt template is missing or has the wrong placeholders."""
+
+
+class ConfigError(RagError):
+    """A setting is misspelt, out of its bounds, or contradicts another setting."""

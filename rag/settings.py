@@ -6,31 +6,43 @@ Environment variables use the prefix ``RAG_`` and ``__`` between groups, for exa
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
-from rag.errors import InputError
+from rag.errors import ConfigError
+from rag.settings_sources import Group, OurDotEnv, UnknownRagVariables, explain
+from rag.slack_settings import SlackSettings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_CORPUS = PROJECT_ROOT / "data"
 
 
-class ChunkingSettings(BaseModel):
+class ChunkingSettings(Group):
     tokenizer: str = "cl100k_base"
     chunk_size: int = Field(256, ge=32, le=8192, description="tokens per chunk")
     chunk_overlap: int = Field(32, ge=0, le=1024, description="tokens shared by neighbouring chunks")
 
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> ChunkingSettings:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size "
+                             f"({self.chunk_size})")
+        return self
 
-class IngestSettings(BaseModel):
+
+class IngestSettings(Group):
     max_abstract_chars: int = Field(
         20_000, ge=100, description="a longer abstract is reported and skipped (its row only)")
 
 
-class EmbeddingSettings(BaseModel):
+class EmbeddingSettings(Group):
     backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = "minilm-onnx"
     model: str = "all-MiniLM-L6-v2"
     base_url: str | None = None
@@ -40,72 +52,110 @@ class EmbeddingSettings(BaseModel):
     threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
 
 
-class RetrievalSettings(BaseModel):
+class RetrievalSettings(Group):
     top_k: int = Field(5, ge=1, le=50, description="papers passed to the answerer")
     candidates: int = Field(30, ge=1, le=500, description="chunks each retriever fetches")
-    rrf_k: int = Field(60, ge=1, description="reciprocal-rank fusion constant")
-    dense_weight: float = Field(1.0, ge=0)
-    keyword_weight: float = Field(1.0, ge=0)
-    name_weight: float = Field(1.0, ge=0, description="papers whose method name the query says")
+    rrf_k: int = Field(60, ge=1, le=1000, description="reciprocal-rank fusion constant")
+    dense_weight: float = Field(1.0, ge=0, le=10)
+    keyword_weight: float = Field(1.0, ge=0, le=10)
+    name_weight: float = Field(1.0, ge=0, le=10, description="papers whose method name the query says")
+    metadata_weight: float = Field(0.5, ge=0, le=10, description="papers listed without an abstract "
+                                   "that match the filters (fixed: only filtered searches use it, and no "
+                                   "eval question has a filter to fit it on)")
     mmr: bool = Field(False, description="diversify the papers passed to the answerer")
     mmr_weight: float = Field(0.7, ge=0, le=1, description="relevance vs. novelty in MMR")
-    mmr_pool: int = Field(15, ge=1, description="fused papers MMR chooses from")
+    mmr_pool: int = Field(15, ge=1, le=500, description="fused papers MMR chooses from")
+
+    @model_validator(mode="after")
+    def _top_k_within_pools(self) -> RetrievalSettings:
+        if self.top_k > self.candidates:
+            raise ValueError(f"top_k ({self.top_k}) cannot exceed candidates ({self.candidates}), the "
+                             "chunks each retriever fetches")
+        if self.mmr and self.top_k > self.mmr_pool:
+            raise ValueError(f"top_k ({self.top_k}) cannot exceed mmr_pool ({self.mmr_pool}) with mmr on")
+        return self
 
 
-class AnswerSettings(BaseModel):
-    """Every weight and threshold below is fitted on the dev split by ``benchmarks/tune.py``
-    (never on the test split, which the README reports)."""
+class AnswerSettings(Group):
+    """How the offline answerer reads the evidence. Marked "fitted": chosen on the dev split by
+    ``benchmarks/tune.py`` (never on test). Marked "fixed": hand-set, with the reason."""
 
-    max_question_chars: int = Field(2000, ge=10)
-    max_sentences: int = Field(4, ge=1, le=10)
-    answer_sentences: int = Field(4, ge=1, le=10, description="sentences for a one-paper answer")
-    second_ratio: float = Field(0.6, ge=0, le=1, description="a further sentence scores this "
+    max_question_chars: int = Field(2000, ge=10, le=100_000, description="fixed: a cap, not a weight")
+    max_sentences: int = Field(4, ge=1, le=10, description="fitted")
+    answer_sentences: int = Field(4, ge=1, le=10, description="fitted: sentences for a one-paper answer")
+    second_ratio: float = Field(0.6, ge=0, le=1, description="fitted: a further sentence scores this "
                                 "share of the best one")
     min_evidence: float = Field(
-        0.30, description="papers whose best chunk's cosine similarity is below this are not read"
-    )
+        0.30, ge=-1, le=1, description="fitted: papers whose best chunk's cosine similarity is below "
+        "this are not read")
     min_topic_overlap: float = Field(
-        0.2, ge=0, le=1, description="abstain when no read abstract says this share of the "
+        0.2, ge=0, le=1, description="fitted: abstain when no read abstract says this share of the "
         "question's focus terms")
     unknown_term_overlap: float = Field(
-        0.5, ge=0, le=1, description="a question with a capitalised word no abstract contains is "
-        "declined unless a read abstract says this share of its focus terms")
+        0.5, ge=0, le=1, description="fitted: a question with a capitalised word no abstract contains "
+        "is declined unless a read abstract says this share of its focus terms")
     rare_name_chunks: int = Field(
-        3, ge=0, le=50, description="a capitalised word in at most this many chunks counts as a name")
+        3, ge=0, le=50, description="fixed (a count, not a weight; 1-5 give the same dev answers): a "
+        "capitalised word in at most this many chunks counts as a name")
     yes_no_coverage: float = Field(
-        0.15, ge=0, le=1, description="a sentence must say this share of a yes/no question's focus "
-        "terms to answer it yes or no")
-    yes_no_window: int = Field(5, ge=1, le=12, description="words before a term in which a "
-                               "negation (not, without, -free, fixed, ...) denies it")
-    evidence_margin: float = Field(0.1, ge=0, description="read papers within this of the best")
+        0.15, ge=0, le=1, description="fitted: a sentence must say this share of a yes/no question's "
+        "focus terms to answer it yes or no")
+    yes_no_window: int = Field(5, ge=1, le=12, description="fixed (the usual reach of an English "
+                               "negation): words before a term in which a negation denies it")
+    yes_no_candidates: int = Field(5, ge=1, le=20, description="fixed: the best sentences searched "
+                                   "for a denial of what a yes/no question asks")
+    yes_no_affirming: int = Field(3, ge=1, le=20, description="fixed: ... and for an affirmation")
+    evidence_margin: float = Field(0.1, ge=0, le=1, description="fitted: read papers within this of "
+                                   "the best")
     min_answer_score: float = Field(
-        0.35, description="abstain when no sentence that holds the asked kind of answer scores this"
-    )
+        0.35, ge=0, le=3, description="fitted: abstain when no sentence that holds the asked kind of "
+        "answer scores this")
     min_sentence_score: float = Field(
-        0.2, description="a paper's best sentence must score this to be listed"
-    )
-    weight_similarity: float = Field(0.55, ge=0, description="sentence-question cosine")
-    weight_overlap: float = Field(0.35, ge=0, description="share of the question's focus terms said")
-    weight_paper: float = Field(0.2, ge=0, description="the paper's retrieval similarity")
-    weight_name: float = Field(0.30, ge=0, description="per name from the question the sentence says")
-    weight_intro: float = Field(0.30, ge=0, description='"we propose ..." for what/which questions')
-    weight_result: float = Field(0.1, ge=0, description='taken off "experiments show ...", '
-                                 '"outperforms ..." when a how/what question does not ask about results')
-    weight_mechanism: float = Field(0.1, ge=0, description='"by", "via", "based on" ... for how '
-                                    "and comparison questions")
+        0.2, ge=0, le=3, description="fitted: a paper's best sentence must score this to be listed")
+    weight_similarity: float = Field(0.55, ge=0, le=5, description="fitted: sentence-question cosine")
+    weight_overlap: float = Field(0.35, ge=0, le=5, description="fitted: share of the question's focus "
+                                  "terms said")
+    weight_paper: float = Field(0.2, ge=0, le=5, description="fitted: the paper's retrieval similarity")
+    weight_name: float = Field(0.30, ge=0, le=5, description="fitted: per name from the question the "
+                               "sentence says")
+    weight_intro: float = Field(0.30, ge=0, le=5, description='fitted: "we propose ..." for what/which '
+                                "questions")
+    weight_result: float = Field(0.1, ge=0, le=5, description='fitted: taken off "experiments show '
+                                 '...", "outperforms ..." when a how/what question does not ask about '
+                                 "results")
+    weight_mechanism: float = Field(0.1, ge=0, le=5, description='fitted: "by", "via", "based on" ... '
+                                    "for how and comparison questions")
+    weight_contribution: float = Field(0.15, ge=0, le=5, description="fixed: in a list, a paper's "
+                                       "sentence that says what it proposes is preferred by this")
+    max_bonus: float = Field(0.4, ge=0, le=5, description="fixed: the name, intro and mechanism "
+                             "bonuses of one sentence add up to at most this")
     strong_evidence: float = Field(
-        0.55, description="an LLM that declines with evidence this strong is retried, then overruled"
-    )
+        0.55, ge=0, le=3, description="fixed (no dev question has an LLM reply to fit it on offline): "
+        "an LLM that declines with evidence this strong is retried, then overruled")
     support_threshold: float = Field(
-        0.54, description="a sentence whose cited abstracts score below this (rag.answer.support's aligned "
-        "checker: similarity to the best-matching abstract sentence and word coverage, lowered for a "
-        "figure or name the abstracts lack, contradicted negation, or absolute wording) is "
-        "unsupported; chosen on the dev split of eval/datasets/support_pairs.jsonl"
-    )
+        0.54, ge=0, le=1, description="fitted on the dev split of eval/datasets/support_pairs.jsonl: "
+        "a sentence whose cited abstracts score below this (rag.answer.support's aligned checker: "
+        "similarity to the best-matching abstract sentence and word coverage, lowered for a figure "
+        "or name the abstracts lack, contradicted negation, or absolute wording) is unsupported")
     keep_unsupported: bool = Field(False, description="show unsupported sentences, marked")
 
 
-class LLMSettings(BaseModel):
+class SupportSettings(Group):
+    """How the aligned support checker combines its parts; fitted on the dev split of the
+    labelled support pairs by ``benchmarks/support_checker.py --fit``."""
+
+    similarity: float = Field(0.7, ge=0, le=1, description="share of the base score from embedding "
+                              "similarity; the rest is word coverage")
+    number: float = Field(0.3, ge=0, le=1, description="factor when the sentence gives a figure the "
+                          "abstracts do not")
+    name: float = Field(0.3, ge=0, le=1, description="... says a name they do not")
+    negation: float = Field(0.5, ge=0, le=1, description="... negates what the abstracts assert, or "
+                            "asserts what they negate")
+    overreach: float = Field(0.3, ge=0, le=1, description="... uses universal or absolute wording the "
+                             "aligned sentence does not")
+
+
+class LLMSettings(Group):
     """An OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio, llama.cpp server).
     Unset base_url and api_key: the offline answerer is used."""
 
@@ -128,7 +178,7 @@ class LLMSettings(BaseModel):
         return bool(self.base_url or self.api_key)
 
 
-class StoreSettings(BaseModel):
+class StoreSettings(Group):
     """Where the vectors live: Chroma embedded in the process (files in the data directory; one
     writer process at a time) or a Chroma server (``chroma run``) that many processes and
     machines share."""
@@ -146,7 +196,7 @@ class StoreSettings(BaseModel):
         "there, services copy the newest into their data directory (server mode; docs/scaling.md)")
 
 
-class ServiceSettings(BaseModel):
+class ServiceSettings(Group):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     api_keys: list[SecretStr] = Field(default_factory=list, description="Bearer keys; none = loopback only")
@@ -162,87 +212,9 @@ class ServiceSettings(BaseModel):
     conversation_turns: int = Field(6, ge=0, description="earlier questions used for follow-ups")
 
 
-SLACK_API_URL = "https://slack.com/api/"
-_YEARS = re.compile(r"\s*(\d{4})?\s*(-)?\s*(\d{4})?\s*")
-
-
-def parse_years(text: str | None) -> tuple[int | None, int | None]:
-    """"2023", "2023-2025", "2023-" or "-2021" -> (from, to)."""
-    if not text:
-        return None, None
-    match = _YEARS.fullmatch(text)
-    if not match or not (match[1] or match[3]):
-        raise InputError(f"year {text!r} is not a year or range; use 2023, 2023-2025, 2023- or -2021.")
-    start = int(match[1]) if match[1] else None
-    end = int(match[3]) if match[3] else (start if not match[2] else None)
-    return start, end
-
-
-class SlackFilters(BaseModel):
-    """A channel's default metadata filters (as ``rag ask --author/--year/--venue/--source``)."""
-
-    author: str | None = None
-    year: str | None = Field(None, description='"2023", "2023-2025", "2023-" or "-2021"')
-    venue: str | None = None
-    source: str | None = None
-
-    @field_validator("year")
-    @classmethod
-    def _a_year_or_range(cls, value: str | None) -> str | None:
-        try:
-            parse_years(value)
-        except InputError as exc:
-            raise ValueError(str(exc)) from None
-        return value
-
-
-class ChannelSettings(BaseModel):
-    answer: bool = Field(True, description="answer questions in this channel at all")
-    require_mention: bool = Field(True, description="False: answer every top-level message, and "
-                                  "follow-ups in threads the bot answered (needs channels:history)")
-    filters: SlackFilters = SlackFilters()
-    k: int | None = Field(None, ge=1, le=50, description="papers passed to the answerer")
-
-
-class SlackSettings(BaseModel):
-    """``RAG_SLACK__BOT_TOKEN``, ``RAG_SLACK__SIGNING_SECRET`` (HTTP mode), ``RAG_SLACK__APP_TOKEN``
-    (Socket Mode), and per-channel behaviour by channel id, e.g.
-    ``RAG_SLACK__CHANNELS='{"C0123ABCD": {"require_mention": false, "filters": {"year": "2023-"}}}'``."""
-
-    bot_token: SecretStr | None = Field(None, description="xoxb-… (OAuth & Permissions)")
-    signing_secret: SecretStr | None = Field(None, description="Basic Information > App Credentials")
-    app_token: SecretStr | None = Field(None, description="xapp-… with connections:write (Socket Mode)")
-    api_url: str = Field(SLACK_API_URL, description="Slack Web API base URL")
-    channels: dict[str, ChannelSettings] = Field(default_factory=dict, description="by channel id")
-    default_channel: ChannelSettings = Field(default_factory=ChannelSettings,
-                                             description="channels not listed in `channels`")
-    direct_messages: bool = Field(True, description="answer direct messages (default filters apply)")
-    max_sources: int = Field(5, ge=1, le=20, description="sources shown under an answer")
-    see_also: int = Field(3, ge=0, le=10, description="closest papers shown when it abstains")
-    workers: int = Field(2, ge=1, le=32, description="questions answered at the same time")
-    ignore_retries: bool = Field(True, description="ack Slack's retries without processing them")
-
-    @property
-    def http_ready(self) -> bool:
-        return bool(self.bot_token and self.signing_secret)
-
-    @property
-    def socket_ready(self) -> bool:
-        return bool(self.bot_token and self.app_token)
-
-    def for_channel(self, channel_id: str, *, direct: bool = False) -> ChannelSettings | None:
-        """How to answer in this channel, or None where the bot does not answer. In a direct
-        message no mention is needed; a DM channel may still be listed for its own filters."""
-        conf = self.channels.get(channel_id, self.default_channel)
-        if direct:
-            return conf.model_copy(update={"require_mention": False}) if self.direct_messages else None
-        return conf if conf.answer else None
-
-
-
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="RAG_", env_nested_delimiter="__", env_file=".env", extra="ignore"
+        env_prefix="RAG_", env_nested_delimiter="__", env_file=".env", extra="forbid"
     )
 
     data_dir: Path = Field(PROJECT_ROOT / ".rag-data", description="index and paper catalogue")
@@ -254,7 +226,26 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = EmbeddingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     answer: AnswerSettings = AnswerSettings()
+    support: SupportSettings = SupportSettings()
     llm: LLMSettings = LLMSettings()
     service: ServiceSettings = ServiceSettings()
     slack: SlackSettings = SlackSettings()
     prompts_dir: Path = Field(PROJECT_ROOT / "prompts", description="prompt templates")
+
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any,
+                                   env_settings: Any, dotenv_settings: Any,
+                                   file_secret_settings: Any) -> tuple[PydanticBaseSettingsSource, ...]:
+        """A misspelt ``RAG_`` variable (in the environment or in .env) is an error; other
+        variables in .env belong to other programs and are left alone."""
+        return (init_settings, env_settings, UnknownRagVariables(settings_cls),
+                OurDotEnv(settings_cls), file_secret_settings)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment and .env, with every problem named by its variable."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(explain(exc, Settings)) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 
@@ -107,6 +108,39 @@ class SentenceSupport:
     supported: bool
 
 
+class Route(StrEnum):
+    """Which path produced an answer; clients read this, never the generator's name."""
+
+    OFFLINE = "offline"  # the offline answerer, no LLM configured (or none needed)
+    LLM = "llm"  # the configured LLM wrote it; the engine checked every sentence
+    FALLBACK = "fallback"  # offline, after the LLM failed or its answer was not usable
+    METADATA = "metadata"  # answered from the catalogue (authors, venues, years)
+
+
+@dataclass(frozen=True)
+class DraftSentence:
+    """A sentence and the papers it claims to come from. A framing sentence ("X is among the
+    authors of:") makes no claim of its own and carries no citation."""
+
+    text: str
+    paper_ids: tuple[str, ...]
+    score: float = 0.0
+    framing: bool = False
+    prefix: str = ""  # shown before the sentence ("- KV-Distill (004-0253): ", "**69.73%**: ")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a generator returns: sentences with their papers; the citation step adds keys."""
+
+    sentences: tuple[DraftSentence, ...]
+    abstained: bool = False
+    unknown_keys: int = 0  # citation keys the model invented (never in its context), removed
+    attributed: int = 0  # uncited sentences given a source after the fact
+    declined: bool = False  # the model said the abstracts do not answer (the engine decides)
+    reason: str = ""  # why there is no answer, said to the user with the abstention
+
+
 @dataclass(frozen=True)
 class Answer:
     question: str
@@ -120,7 +154,7 @@ class Answer:
     sentences: tuple[SentenceSupport, ...] = ()
     removed_keys: int = 0  # citation keys the generator invented, stripped
     removed_sentences: int = 0  # sentences dropped because their citations did not support them
-    route: str = "offline"  # "llm", "offline", "metadata" or "fallback" (offline after the LLM)
+    route: Route = Route.OFFLINE
     fallback_reason: str | None = None  # why the LLM's answer was not used
     abstain_reason: str | None = None  # why the abstracts do not answer, when abstained
     see_also: tuple[RetrievedPaper, ...] = ()  # the nearest papers, when abstained

@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from rag.engine import Engine, build_engine
 from rag.index.library import open_library
 from rag.live import LiveEngine
-from rag.settings import Settings
+from rag.settings import Settings, load_settings
 from service.conversations import ConversationLog
 from service.guards import BodyLimit, KeyRequired, RateLimiter
 from service.problems import Observe, install
@@ -29,7 +29,7 @@ STATIC = Path(__file__).parent / "static"
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
-    settings = settings or Settings()
+    settings = settings or load_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -96,7 +96,7 @@ def service_settings() -> Settings:
     otherwise, each embedding runs on one onnxruntime thread, so concurrent requests use the
     cores side by side (measured on 2 cores: 13.1 req/s at p95 814 ms vs 10.3 req/s at p95
     1023 ms with all threads per request; benchmarks/http_load.py)."""
-    settings = Settings()
+    settings = load_settings()
     if "threads" not in settings.embedding.model_fields_set:
         settings = settings.model_copy(update={"embedding": settings.embedding.model_copy(update={"threads": 1})})
     return settings

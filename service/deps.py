@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from rag.engine import Engine, check_question
-from rag.errors import IndexNotFoundError, InputError
-from rag.retrieve.fusion import Filters, parse_years
-from rag.settings import Settings
+from rag.engine import Engine
+from rag.index.filters import Filters
 from service.conversations import ConversationLog
 from service.guards import caller_of
 from service.schemas import FiltersIn
@@ -32,26 +30,5 @@ def guard(request: Request) -> str:
 def to_filters(filters: FiltersIn | None) -> Filters:
     if filters is None:
         return Filters()
-    year_from, year_to = parse_years(filters.year)
-    return Filters(author=filters.author or None, year_from=year_from, year_to=year_to,
-                   venue=filters.venue or None, source=filters.source or None)
-
-
-def within_limit(text: str, settings: Settings) -> str:
-    """The question's cap applies to what was sent (as /openapi.json documents it)."""
-    limit = settings.answer.max_question_chars
-    if len(text) > limit:
-        raise InputError(f"the question is {len(text)} characters long; the limit is {limit} "
-                         "(RAG_ANSWER__MAX_QUESTION_CHARS). Shorten it to the question itself.")
-    return text
-
-
-def ready_question(engine: Engine, question: str) -> str:
-    """Validate before any streaming starts, so errors are proper HTTP statuses."""
-    text = check_question(within_limit(question, engine.settings), engine.settings)
-    if engine.library.vectors.count() == 0:
-        raise IndexNotFoundError("the index is empty; run `rag ingest`, then retry.")
-    if engine.library.catalog.empty():
-        raise IndexNotFoundError("the paper catalogue is empty while the vector store is not: run "
-                                 "`rag ingest` to restore it, then retry.")
-    return text
+    return Filters.parse(author=filters.author, year=filters.year, venue=filters.venue,
+                         source=filters.source)

@@ -26,8 +26,8 @@ from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, answer, build_engine
 from rag.errors import InputError, RagError
+from rag.index.filters import Filters
 from rag.live import LiveEngine
-from rag.retrieve.fusion import Filters, parse_years
 from rag.settings import Settings
 from service import slack_blocks as ui
 from service.conversations import ConversationLog
@@ -44,9 +44,8 @@ def slack_settings(settings: Settings) -> SlackSettings:
 
 
 def to_filters(filters: SlackFilters) -> Filters:
-    year_from, year_to = parse_years(filters.year)
-    return Filters(author=filters.author, year_from=year_from, year_to=year_to,
-                   venue=filters.venue, source=filters.source)
+    return Filters.parse(author=filters.author, year=filters.year, venue=filters.venue,
+                         source=filters.source)
 
 
 class SlackBot:

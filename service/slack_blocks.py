@@ -17,7 +17,7 @@ from html import unescape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.settings import SLACK_API_URL, ChannelSettings, SlackFilters, SlackSettings  # noqa: F401
+from rag.slack_settings import SLACK_API_URL, ChannelSettings, SlackFilters, SlackSettings  # noqa: F401
 
 if TYPE_CHECKING:
     from rag.types import Answer, Citation

@@ -8,7 +8,8 @@ import pytest
 from eval.metrics import hit_at, mrr_at, ndcg_at, percentile, recall_at
 from rag.errors import InputError
 from rag.ingest.papers import make_paper
-from rag.retrieve.fusion import Filters, best_per_paper, mmr, parse_years, rrf
+from rag.retrieve.fusion import Filters, best_per_paper, mmr, rrf
+from rag.text.years import parse_years
 from rag.types import Chunk, ScoredChunk
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from rag.engine import check_question
+from rag.engine import question_text
 from rag.errors import InputError
 from rag.index.library import open_library
 from rag.ingest.formats import Problem, read_file
@@ -41,7 +41,7 @@ noisy = st.lists(noise | any_text, max_size=30).map("".join)
 @given(any_text)
 def test_the_question_check_refuses_with_an_input_error_or_returns_clean_text(text):
     try:
-        clean = check_question(text, SETTINGS)
+        clean = question_text(text, SETTINGS)
     except InputError:
         return
     assert clean and clean == clean.strip() and bad_text(clean) is None

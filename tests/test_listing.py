@@ -7,11 +7,10 @@ import json
 
 import pytest
 
-from rag.answer.listings import listing_filters
+from rag.answer.intent import parse_intent
 from rag.engine import answer, build_engine
 from rag.index.library import open_library
 from rag.ingest.pipeline import ingest
-from rag.retrieve.fusion import Filters
 from rag.settings import Settings
 from tests.fakes import FakeEmbedder
 
@@ -45,10 +44,10 @@ def test_papers_of_a_year_are_listed_from_the_catalogue(engine):
     ("list the papers from ICML", "ICML", None),
     ("What was presented at CVPR in 2024?", "CVPR", 2024),
 ])
-def test_a_listing_question_becomes_venue_and_year_filters(question, venue, year):
-    scoped = listing_filters(question, Filters())
-    assert scoped is not None and (scoped.year_from, scoped.year_to) == (year, year)
-    assert scoped.venue is not None and venue.lower() in scoped.venue.lower()
+def test_a_listing_question_is_parsed_into_venue_and_year(question, venue, year):
+    intent = parse_intent(question)
+    assert intent.listing and intent.year == year
+    assert intent.venue is not None and venue.lower() in intent.venue.lower()
 
 
 @pytest.mark.parametrize("question", [
@@ -56,4 +55,4 @@ def test_a_listing_question_becomes_venue_and_year_filters(question, venue, year
     "What does MothNet classify?",
 ])
 def test_a_topic_or_no_venue_is_not_a_listing(question):
-    assert listing_filters(question, Filters()) is None
+    assert not parse_intent(question).listing

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag.answer.offline import Draft
-from rag.types import Citation, Paper
+from rag.types import Citation, Draft, Paper
 
 
 def attach_citations(draft: Draft, papers: dict[str, Paper],

@@ -244,7 +244,7 @@ class Reader:
         if (part.kind in ("how", "comparison", "describe", "list") and RESULT_SENTENCE.search(text)
                 and not ASKS_RESULTS.search(part.text)):
             bonus -= self.settings.weight_result
-        return min(bonus, 0.4)
+        return min(bonus, self.settings.max_bonus)
 
     @staticmethod
     def _why(intent: Intent, parts: tuple[tuple[Part, tuple[Sentence, ...]], ...]) -> str:

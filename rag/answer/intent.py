@@ -12,6 +12,7 @@ from typing import Literal
 
 from rag.retrieve.query import author_in_question
 from rag.text.lexicon import STOPWORDS, focus_terms, names, stem
+from rag.text.venues import only_listing_words, venue_and_year
 
 Kind = Literal["name", "number", "yes_no", "how", "list", "comparison", "metadata", "describe"]
 
@@ -82,7 +83,10 @@ class Intent:
     names: tuple[str, ...]
     focus: frozenset[str]
     multi_paper: bool = False
-    author: str | None = None
+    author: str | None = None  # "papers by X": answered from the author lists
+    venue: str | None = None  # a venue the question names ("at EMNLP 2023")
+    year: int | None = None
+    listing: bool = False  # only a venue and/or year, no topic: answered from the catalogue
 
     @property
     def wants_number(self) -> bool:
@@ -193,4 +197,7 @@ def parse_intent(question: str) -> Intent:
         kind = parts[0].kind
     else:
         kind = next((k for k in kinds if k != "describe"), "describe")
-    return Intent(question, kind, parts, said, frozenset(focus_terms(question)), multi, author)
+    venue, year = venue_and_year(question)
+    listing = not author and bool(venue or year) and only_listing_words(question)
+    return Intent(question, kind, parts, said, frozenset(focus_terms(question)), multi, author,
+                  venue, year, listing)

@@ -3,13 +3,14 @@ Papers listed without an abstract take part, and the answer says so."""
 
 from __future__ import annotations
 
-import re
-
-from rag.answer.offline import INTRO_SENTENCE, Draft, DraftSentence
+from rag.answer.evidence import INTRO_SENTENCE
+from rag.answer.intent import Intent
 from rag.index.library import Library
 from rag.retrieve.fusion import Filters, retrieve
 from rag.text.clean import STOPWORDS, split_sentences
-from rag.types import Paper, ScoredPaper
+from rag.text.lexicon import tokens
+from rag.text.venues import SPELLED_OUT
+from rag.types import Draft, DraftSentence, Paper, ScoredPaper
 
 _AUTHOR_WORDS = {"co", "author", "authored", "coauthor", "co-author", "co-authored", "wrote",
                  "write", "written", "publish", "published", "publications", "papers", "paper",
@@ -33,44 +34,25 @@ def contribution(paper: Paper) -> str:
     return next((s for s in sentences if INTRO_SENTENCE.search(s)), sentences[0])
 
 
-# Venue acronyms as the bundled venue strings spell them out.
-VENUES = {
-    "EMNLP": "Empirical Methods in Natural Language Processing",
-    "NAACL": "Americas Chapter of the Association for Computational Linguistics",
-    "EACL": "European Chapter of the Association for Computational Linguistics",
-    "ACL": "Annual Meeting of the Association for Computational Linguistics",
-}
-_YEAR = re.compile(r"\b(19|20)\d\d\b")
-
-
-ACRONYMS = ("EMNLP", "NAACL", "EACL", "COLING", "ACL", "NeurIPS", "ICLR", "ICML", "AAAI", "IJCAI",
-            "CVPR", "ICCV", "ECCV", "KDD", "SIGIR", "WWW", "TACL")
-
-
-def venue_and_year(question: str) -> tuple[str | None, int | None]:
-    """"at EMNLP 2023" in a question -> a venue filter (the spelled-out name where the bundled
-    venue strings spell it out) and a year."""
-    short = next((a for a in ACRONYMS if re.search(rf"\b{a}\b", question)), None)
-    venue = VENUES.get(short, short) if short else None
-    year = _YEAR.search(question)
-    return venue, int(year.group(0)) if year else None
-
-
 def _topic(question: str, name: str) -> list[str]:
     rest = question.replace(name, " ")
-    return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9\-]+", rest)
-            if w.lower() not in STOPWORDS and w.lower() not in _AUTHOR_WORDS
-            and w not in VENUES and not w.isdigit()]
+    return [w for w in tokens(rest) if len(w) > 1 and w[0].isalpha()
+            and w.lower() not in STOPWORDS and w.lower() not in _AUTHOR_WORDS and w not in SPELLED_OUT]
 
 
-def author_answer(lib: Library, name: str, question: str,
+def _scoped(intent: Intent, filters: Filters) -> Filters:
+    """The user's filters narrowed by what the question names (an author, a venue, a year)."""
+    return Filters(author=intent.author or filters.author, venue=intent.venue or filters.venue,
+                   year_from=intent.year or filters.year_from, year_to=intent.year or filters.year_to,
+                   source=filters.source)
+
+
+def author_answer(lib: Library, intent: Intent,
                   filters: Filters) -> tuple[list[ScoredPaper], Draft | None]:
     """Evidence and draft for "papers by <name>"; (.., None) when nobody by that name is indexed.
     With a topic as well ("papers by X on graphs") it is a filtered search instead."""
-    venue, year = venue_and_year(question)
-    scoped = Filters(author=name, year_from=year or filters.year_from,
-                     year_to=year or filters.year_to, venue=venue or filters.venue,
-                     source=filters.source)
+    name, question = intent.author or "", intent.question
+    scoped = _scoped(intent, filters)
     papers = papers_by(lib, name, scoped)
     if not papers:
         return [], None
@@ -85,31 +67,10 @@ def author_answer(lib: Library, name: str, question: str,
     return evidence, Draft(tuple(lines))
 
 
-# Words of a listing question that are not a topic: "which papers appeared at ACL 2024?"
-_LISTING_WORDS = frozenset("""collection corpus index indexed listed list papers paper works work
-publish published publication publications appear appeared appearing accept accepted present
-presented conference venue proceedings meeting annual workshop track volume long short year
-years held main findings which what show me all any there were was are is in at of the from
-during on for""".split())
-
-
-def listing_filters(question: str, filters: Filters) -> Filters | None:
-    """Venue and year filters for a pure listing ("Which papers appeared at EMNLP 2023?"), or
-    None when the question names no venue or year, or also asks about a topic."""
-    venue, year = venue_and_year(question)
-    if not venue and not year:
-        return None
-    words = [w.lower() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", question)]
-    if any(w not in _LISTING_WORDS and w.upper() not in {a.upper() for a in ACRONYMS} and not w.isdigit()
-           and not re.fullmatch(r"\d+(?:st|nd|rd|th)", w) for w in words):
-        return None
-    return Filters(author=filters.author, venue=venue or filters.venue,
-                   year_from=year or filters.year_from, year_to=year or filters.year_to,
-                   source=filters.source)
-
-
-def listing_answer(lib: Library, scoped: Filters, shown: int = 10) -> tuple[list[ScoredPaper], Draft | None]:
+def listing_answer(lib: Library, intent: Intent, filters: Filters,
+                   shown: int = 10) -> tuple[list[ScoredPaper], Draft | None]:
     """Evidence and draft for a venue/year listing, from the indexed catalogue columns."""
+    scoped = _scoped(intent, filters)
     ids = lib.catalog.paper_ids(scoped)
     if not ids:
         return [], None

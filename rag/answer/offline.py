@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Protocol
 
 from rag.answer.evidence import INTRO_SENTENCE, Reader, Reading, Sentence, is_share, name_pattern
@@ -20,35 +19,10 @@ from rag.answer.intent import Intent, Part, parse_intent
 from rag.index.embedding import Embedder
 from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
-from rag.text.lexicon import DENIALS, NEGATIONS, content_terms, number_spans, rare_terms, stem, times
-from rag.types import ScoredPaper
-
-__all__ = ["ABSTAIN_TEXT", "INTRO_SENTENCE", "Draft", "DraftSentence", "Generator", "OfflineAnswerer",
-           "content_terms", "rare_terms", "stem"]
+from rag.text.lexicon import DENIALS, NEGATIONS, number_spans, stem, times
+from rag.types import Draft, DraftSentence, ScoredPaper
 
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
-
-
-@dataclass(frozen=True)
-class DraftSentence:
-    """A sentence and the papers it claims to come from. A framing sentence ("X is among the
-    authors of:") makes no claim of its own and carries no citation."""
-
-    text: str
-    paper_ids: tuple[str, ...]
-    score: float = 0.0
-    framing: bool = False
-    prefix: str = ""  # shown before the sentence ("- KV-Distill (004-0253): ", "**69.73%**: ")
-
-
-@dataclass(frozen=True)
-class Draft:
-    sentences: tuple[DraftSentence, ...]
-    abstained: bool = False
-    unknown_keys: int = 0  # citation keys the model invented (never in its context), removed
-    attributed: int = 0  # uncited sentences given a source after the fact
-    declined: bool = False  # the model said the abstracts do not answer (the engine decides)
-    reason: str = ""  # why there is no answer, said to the user with the abstention
 
 
 class Generator(Protocol):
@@ -117,10 +91,16 @@ class OfflineAnswerer:
         self.settings = settings
         self.reader = Reader(embedder, settings, terms)
 
-    def generate(self, question: str, evidence: Sequence[ScoredPaper],
-                 intent: Intent | None = None, reading: Reading | None = None) -> Draft:
-        intent = intent or parse_intent(question)
-        reading = reading or self.reader.read(intent, evidence)
+    def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
+        """The verdict on the evidence (the engine routes on it, LLM or not)."""
+        return self.reader.read(intent, evidence)
+
+    def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
+        intent = parse_intent(question)
+        return self.compose(intent, self.read(intent, evidence))
+
+    def compose(self, intent: Intent, reading: Reading) -> Draft:
+        """The answer from a reading: abstain with its reason, or each part from its sentence."""
         if not reading.answerable:
             return Draft((), abstained=True, reason=reading.reason)
         if intent.kind == "comparison":
@@ -170,11 +150,12 @@ class OfflineAnswerer:
         """For a yes/no part: a sentence about the work itself that denies what is asked (a
         denial is the more telling evidence), else the first of the best few that affirms it."""
         coverage, window = self.settings.yes_no_coverage, self.settings.yes_no_window
-        verdicts = [(c, yes_or_no(part, c.text, coverage, window)) for c in fitting[:5]]
+        verdicts = [(c, yes_or_no(part, c.text, coverage, window))
+                    for c in fitting[: self.settings.yes_no_candidates]]
         denial = next(((c, v) for c, v in verdicts if v == "No" and _about_the_work(c, asked)), None)
         if denial is not None:
             return denial
-        return next(((c, v) for c, v in verdicts[:3] if v), (best, ""))
+        return next(((c, v) for c, v in verdicts[: self.settings.yes_no_affirming] if v), (best, ""))
 
     def _more(self, cands: Sequence[Sentence], best: Sentence,
               chosen: list[DraftSentence]) -> list[DraftSentence]:
@@ -204,7 +185,7 @@ class OfflineAnswerer:
         def as_contribution(c: Sentence) -> float:
             method = c.paper.paper.method
             says_what = INTRO_SENTENCE.search(c.text) or (method and method in c.text)
-            return c.score + (0.15 if says_what else 0.0)
+            return c.score + (self.settings.weight_contribution if says_what else 0.0)
 
         for cand in sorted(cands, key=as_contribution, reverse=True):
             pid = cand.paper.paper.id
@@ -267,6 +248,3 @@ def _clause(part: Part) -> str:
     text = re.sub(r"^\s*(?:and\s+)?", "", part.text).rstrip(" ?.")
     return text[0].lower() + text[1:] if text else "this"
 
-
-def with_prefix(sentence: DraftSentence, prefix: str) -> DraftSentence:
-    return replace(sentence, prefix=prefix)

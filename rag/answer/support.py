@@ -23,6 +23,7 @@ import numpy as np
 
 from rag.answer.claims import best_aligned, missing_names, missing_numbers, overreach_cues, polarity_mismatch
 from rag.index.library import Library
+from rag.settings import SupportSettings
 from rag.text.clean import split_sentences
 from rag.text.lexicon import content_terms, rare_terms
 from rag.types import Paper
@@ -32,18 +33,6 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 class SupportScorer(Protocol):
     def score(self, sentence: str, papers: Sequence[Paper]) -> float: ...
-
-
-@dataclass(frozen=True)
-class SupportWeights:
-    """How the aligned checker combines its parts. Chosen on the dev split by
-    ``benchmarks/support_checker.py --fit`` (best balanced accuracy, then AUC)."""
-
-    similarity: float = 0.7  # share of the base score from embedding similarity; the rest is words
-    number: float = 0.3  # factor applied when the sentence gives a figure the abstracts do not
-    name: float = 0.3  # ... says a name they do not
-    negation: float = 0.5  # ... negates what the abstracts assert, or asserts what they negate
-    overreach: float = 0.3  # ... uses universal or absolute wording the aligned sentence does not
 
 
 @dataclass(frozen=True)
@@ -61,9 +50,9 @@ class Verdict:
 
 
 class AlignedSupportScorer:
-    def __init__(self, lib: Library, weights: SupportWeights | None = None) -> None:
+    def __init__(self, lib: Library, weights: SupportSettings | None = None) -> None:
         self.lib = lib
-        self.weights = weights or SupportWeights()
+        self.weights = weights or SupportSettings()
 
     def score(self, sentence: str, papers: Sequence[Paper]) -> float:
         return self.verdict(sentence, papers).score
@@ -86,7 +75,7 @@ class AlignedSupportScorer:
         return replace(verdict, score=combine(verdict, self.weights))
 
 
-def combine(verdict: Verdict, weights: SupportWeights) -> float:
+def combine(verdict: Verdict, weights: SupportSettings) -> float:
     """The score from a verdict's parts: similarity and word coverage, lowered once for each
     kind of mismatch found."""
     w = weights
@@ -96,10 +85,6 @@ def combine(verdict: Verdict, weights: SupportWeights) -> float:
         if flagged:
             score *= factor
     return round(float(np.clip(score, 0.0, 1.0)), 4)
-
-
-# The name the engine builds its checker by.
-EmbeddingOverlapScorer = AlignedSupportScorer
 
 
 class PlainOverlapScorer:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rag.text.names import anchor, fold, name_matches, name_tokens
+from rag.text.years import parse_years
 from rag.types import Paper
 
 MAX_LIST = 1000  # longest id or name list sent to the vector store
@@ -25,6 +26,15 @@ class Filters:
     year_to: int | None = None
     venue: str | None = None
     source: str | None = None
+
+    @classmethod
+    def parse(cls, *, author: str | None = None, year: str | None = None, venue: str | None = None,
+              source: str | None = None) -> Filters:
+        """Filters as a user gives them (CLI options, HTTP fields, a Slack channel's defaults):
+        empty strings mean no filter; ``year`` is "2023", "2023-2025", "2023-" or "-2021"."""
+        year_from, year_to = parse_years(year)
+        return cls(author=author or None, year_from=year_from, year_to=year_to, venue=venue or None,
+                   source=source or None)
 
     @property
     def active(self) -> bool:

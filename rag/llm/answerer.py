@@ -6,14 +6,14 @@ sentence it left uncited is attributed after the fact to the abstract that suppo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-from rag.answer.offline import Draft, DraftSentence, content_terms
 from rag.answer.support import SupportScorer
 from rag.llm.client import ChatModel
 from rag.llm.prompts import Prompt
 from rag.text.clean import split_sentences
-from rag.types import ScoredPaper
+from rag.text.lexicon import content_terms
+from rag.types import Draft, DraftSentence, ScoredPaper
 
 _FENCE = re.compile(r"</?\s*abstract\b[^>]*>", re.IGNORECASE)
 _KEYS = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
@@ -57,15 +57,6 @@ class LLMAnswerer:
     def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
         messages, keymap = self._messages(question, evidence)
         return self.parse(self.model.complete(messages), keymap, evidence)
-
-    def stream(self, question: str, evidence: Sequence[ScoredPaper]) -> Iterator[str | Draft]:
-        """Text deltas as the model writes them, then the parsed Draft."""
-        messages, keymap = self._messages(question, evidence)
-        parts: list[str] = []
-        for delta in self.model.stream(messages):
-            parts.append(delta)
-            yield delta
-        yield self.parse("".join(parts), keymap, evidence)
 
     def parse(self, reply: str, keymap: dict[int, str], evidence: Sequence[ScoredPaper]) -> Draft:
         # list items and lines are sentences of their own ("are:\n1. X [1]\n2. Y [2]")

@@ -26,7 +26,7 @@ class LLMRewriter:
             return question
         try:
             reply = self.model.complete(self.prompt.messages(
-                history="\n".join(f"- {h}" for h in history[-4:]), question=question))
+                history="\n".join(f"- {h}" for h in history), question=question))
         except LLMError as exc:
             log.warning("follow-up rewrite by LLM failed (%s); using the rule", exc)
             return self.fallback.rewrite(question, history)

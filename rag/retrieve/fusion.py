@@ -12,7 +12,6 @@ from rag.index.catalog import Catalog
 from rag.index.filters import MAX_LIST, Filters, VectorFilter
 from rag.index.library import Library
 from rag.retrieve.keyword import keyword_search
-from rag.settings import parse_years  # noqa: F401  (re-exported: callers filter by year here)
 from rag.text.clean import normalise
 from rag.types import Chunk, ScoredChunk, ScoredPaper
 
@@ -122,7 +121,7 @@ def retrieve(lib: Library, query: str, k: int, *, filters: Filters = Filters(),
         if without_abstract:
             lists["metadata"] = [ScoredChunk(_stub(pid), 0.0) for pid in without_abstract]
     weights = {"dense": settings.dense_weight, "keyword": settings.keyword_weight,
-               "name": settings.name_weight, "metadata": 0.5}
+               "name": settings.name_weight, "metadata": settings.metadata_weight}
     fused = rrf({name: [h.chunk.paper_id for h in hits] for name, hits in lists.items()},
                 k=settings.rrf_k, weights=weights)
     pool = [pid for pid, _ in fused[: max(k, settings.mmr_pool if settings.mmr else k)]]

@@ -12,11 +12,11 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from rag.engine import Engine, answer, answer_stream
+from rag.engine import Engine, answer, answer_stream, check_question
 from rag.errors import RagError
 from rag.types import Answer
 from service.conversations import ConversationLog
-from service.deps import get_engine, get_log, guard, ready_question, to_filters
+from service.deps import get_engine, get_log, guard, to_filters
 from service.metrics import count_answer
 from service.schemas import SSE, AnswerOut, AskRequest, problems
 
@@ -38,18 +38,18 @@ def sse(event: str, data: dict) -> str:
              summary="Answer a question with citations (JSON, or SSE with stream=true)")
 async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
               log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
-    ready_question(engine, body.question)
+    question = check_question(engine, body.question)  # before streaming: errors are HTTP statuses
     filters = to_filters(body.filters)
     conversation = body.conversation_id or log.new_id()
     history = await run_in_threadpool(log.history, conversation, engine.settings.service.conversation_turns)
     if body.stream:
-        events = answer_stream(engine, body.question, k=body.k, filters=filters, history=history)
+        events = answer_stream(engine, question, k=body.k, filters=filters, history=history)
         return StreamingResponse(_stream(events, log, conversation), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-    result = await run_in_threadpool(answer, engine, body.question, k=body.k, filters=filters,
+    result = await run_in_threadpool(answer, engine, question, k=body.k, filters=filters,
                                      history=history)
     await run_in_threadpool(log.record, conversation, result)
-    count_answer(result.abstained, result.generator)
+    count_answer(result)
     return answer_json(result, conversation)
 
 
@@ -66,7 +66,7 @@ async def _stream(events, log: ConversationLog, conversation: str) -> AsyncItera
             if not streamed:  # an abstention: nothing was streamed, the answer is its text
                 yield sse("delta", {"text": item.text})
             await run_in_threadpool(log.record, conversation, item)
-            count_answer(item.abstained, item.generator)
+            count_answer(item)
             yield sse("citations", answer_json(item, conversation))
     except RagError as exc:
         yield sse("error", {"code": "answer_failed", "message": str(exc)})

@@ -16,12 +16,12 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from rag.engine import Engine, answer, answer_stream
+from rag.engine import Engine, answer, answer_stream, check_question
 from rag.errors import InputError, RagError
 from rag.text.check import tidy
 from rag.types import Answer
 from service.conversations import ConversationLog
-from service.deps import get_engine, get_log, guard, ready_question
+from service.deps import get_engine, get_log, guard
 from service.metrics import count_answer
 from service.schemas import SSE, ChatCompletionRequest, ChatMessage, problems
 
@@ -60,14 +60,14 @@ async def models() -> dict:
 async def chat_completions(body: ChatCompletionRequest, engine: Engine = Depends(get_engine),
                            log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
     question, history = split_conversation(body.messages)
-    ready_question(engine, question)
+    checked = check_question(engine, question)  # before streaming: errors are HTTP statuses
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     if body.stream:
-        events = answer_stream(engine, question, history=history)
+        events = answer_stream(engine, checked, history=history)
         return StreamingResponse(_chunks(events, completion_id, log), media_type="text/event-stream")
-    result = await run_in_threadpool(answer, engine, question, history=history)
+    result = await run_in_threadpool(answer, engine, checked, history=history)
     await run_in_threadpool(log.record, completion_id, result, "openai")
-    count_answer(result.abstained, result.generator)
+    count_answer(result)
     return {
         "id": completion_id, "object": "chat.completion", "created": int(time.time()), "model": MODEL,
         "choices": [{"index": 0, "finish_reason": "stop",
@@ -100,7 +100,7 @@ async def _chunks(events, completion_id: str, log: ConversationLog) -> AsyncIter
             if not streamed:
                 yield _chunk(completion_id, {"content": item.text})
             await run_in_threadpool(log.record, completion_id, item, "openai")
-            count_answer(item.abstained, item.generator)
+            count_answer(item)
             yield _chunk(completion_id, {}, "stop", citations=[asdict(c) for c in item.citations],
                          abstained=item.abstained, answer=item.text)
     except Exception as exc:

@@ -6,9 +6,9 @@ from fastapi import APIRouter, Depends, Query
 from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, search
-from rag.retrieve.fusion import Filters, parse_years
+from rag.index.filters import Filters
 from rag.types import Paper
-from service.deps import get_engine, guard, within_limit
+from service.deps import get_engine, guard
 from service.guards import ApiError
 from service.schemas import QUESTION_CAP, VISIBLE, YEARS, PaperOut, problems
 
@@ -32,10 +32,7 @@ async def search_papers(q: str = Query(..., min_length=1, max_length=QUESTION_CA
                                                  examples=["2023-2025"]),
                         mode: str = Query("hybrid", pattern="^(hybrid|dense|keyword)$"),
                         engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> list[dict]:
-    year_from, year_to = parse_years(year)
-    within_limit(q, engine.settings)
-    hits = await run_in_threadpool(search, engine, q, k,
-                                   filters=Filters(author=author, year_from=year_from, year_to=year_to),
+    hits = await run_in_threadpool(search, engine, q, k, filters=Filters.parse(author=author, year=year),
                                    mode=mode)
     return [{"paper": paper_out(h.paper).model_dump(), "score": round(h.score, 5),
              "similarity": round(h.similarity, 4),

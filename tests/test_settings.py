@@ -1,0 +1,90 @@
+"""Settings are strict: a misspelt variable, a value out of its bounds, or two values that
+contradict each other is an error that names the variable, in the environment and in .env;
+other programs' variables in .env are left alone. The CLI says it in one line."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from rag.errors import ConfigError
+from rag.settings import load_settings
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # no .env of the checkout
+    for name in [n for n in __import__("os").environ if n.startswith("RAG_")]:
+        monkeypatch.delenv(name)
+
+
+@pytest.mark.parametrize("variable, named, suggested", [
+    ("RAG_ANSWER__MIN_ANWSER_SCORE", "RAG_ANSWER__MIN_ANWSER_SCORE", "RAG_ANSWER__MIN_ANSWER_SCORE"),
+    ("RAG_DATA_DRI", "RAG_DATA_DRI", "RAG_DATA_DIR"),
+    ("RAG_RETRIEVAL__TOPK", "RAG_RETRIEVAL__TOPK", "RAG_RETRIEVAL__TOP_K"),
+    ("RAG_LLM__BASEURL", "RAG_LLM__BASEURL", "RAG_LLM__BASE_URL"),
+])
+def test_a_misspelt_variable_is_an_error_that_names_it_and_the_closest_setting(monkeypatch, variable, named,
+                                                                               suggested):
+    monkeypatch.setenv(variable, "0.9")
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert named in str(raised.value) and f"did you mean {suggested}" in str(raised.value)
+
+
+def test_a_misspelt_channel_setting_of_the_slack_bot_is_an_error(monkeypatch):
+    monkeypatch.setenv("RAG_SLACK__CHANNELS", '{"C0123": {"requiremention": false}}')
+    with pytest.raises(ConfigError, match="REQUIREMENTION is not a setting"):
+        load_settings()
+
+
+@pytest.mark.parametrize("variable, value, says", [
+    ("RAG_ANSWER__WEIGHT_NAME", "99", "less than or equal to 5"),
+    ("RAG_ANSWER__SUPPORT_THRESHOLD", "1.5", "less than or equal to 1"),
+    ("RAG_SUPPORT__NEGATION", "-0.1", "greater than or equal to 0"),
+    ("RAG_RETRIEVAL__RRF_K", "0", "greater than or equal to 1"),
+])
+def test_a_weight_or_threshold_out_of_its_bounds_is_refused(monkeypatch, variable, value, says):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=says) as raised:
+        load_settings()
+    assert variable in str(raised.value)
+
+
+def test_a_chunk_overlap_as_large_as_the_chunk_is_refused(monkeypatch):
+    monkeypatch.setenv("RAG_CHUNKING__CHUNK_OVERLAP", "256")
+    with pytest.raises(ConfigError, match=r"chunk_overlap \(256\) must be smaller than chunk_size \(256\)"):
+        load_settings()
+
+
+def test_top_k_beyond_what_the_retrievers_fetch_is_refused(monkeypatch):
+    monkeypatch.setenv("RAG_RETRIEVAL__TOP_K", "40")
+    with pytest.raises(ConfigError, match=r"top_k \(40\) cannot exceed candidates \(30\)"):
+        load_settings()
+    monkeypatch.setenv("RAG_RETRIEVAL__CANDIDATES", "60")
+    assert load_settings().retrieval.top_k == 40
+
+
+def test_dot_env_typos_are_refused_and_other_programs_variables_left_alone(tmp_path):
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-other-program\nRAG_ANSWER__MIN_EVIDENCE=0.25\n")
+    assert load_settings().answer.min_evidence == 0.25
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=x\nRAG_ANSWER__MIN_EVIDENSE=0.25\n")
+    with pytest.raises(ConfigError, match="RAG_ANSWER__MIN_EVIDENSE is not a setting"):
+        load_settings()
+
+
+def test_well_spelt_variables_are_read(monkeypatch):
+    monkeypatch.setenv("RAG_ANSWER__MIN_ANSWER_SCORE", "0.4")
+    monkeypatch.setenv("RAG_SUPPORT__NUMBER", "0.2")
+    settings = load_settings()
+    assert settings.answer.min_answer_score == 0.4 and settings.support.number == 0.2
+
+
+def test_the_cli_says_what_is_wrong_in_one_line_and_exits_2(tmp_path):
+    result = CliRunner().invoke(cli, ["ask", "anything"], env={"RAG_ANSWER__MIN_ANWSER_SCORE": "0.9",
+                                                               "RAG_DATA_DIR": str(tmp_path)})
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line]
+    assert len(lines) == 1 and lines[0].startswith("error: invalid settings: RAG_ANSWER__MIN_ANWSER_SCORE")
+    assert "Traceback" not in result.output
