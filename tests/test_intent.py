@@ -104,8 +104,16 @@ def test_a_comparative_question_wants_each_side_s_figure():
 
 
 def test_common_words_hyphenated_to_a_name_are_not_part_of_it():
-    intent = parse_intent("Does the MAE-pretrained student beat the BERT-style baseline at top-1?")
-    assert intent.names == ("MAE", "BERT")
+    intent = parse_intent("Does the MAE-pretrained student beat the T5-style baseline at top-1?")
+    assert intent.names == ("MAE", "T5")
+
+
+def test_a_generic_acronym_is_vocabulary_for_every_reader_of_names():
+    from rag.text.names import is_name, method_name
+
+    assert not is_name("BERT") and not is_name("LLMs") and is_name("SupReMix")
+    assert method_name("We propose BERT, a new encoder.") is None
+    assert parse_intent("Does BERT-style pretraining help GlimmerNet?").names == ("GlimmerNet",)
 
 
 @pytest.mark.parametrize("sentence, question, found", [
@@ -115,7 +123,7 @@ def test_common_words_hyphenated_to_a_name_are_not_part_of_it():
     ("Trained on 64 GPUs for 3 days, it reaches 41.5% on 2023 data.", "How long, on 64 GPUs?", ["3", "41.5%"]),
 ])
 def test_an_answer_figure_is_not_part_of_a_name_nor_a_figure_the_question_gives(sentence, question, found):
-    from rag.text.lexicon import number_spans
+    from rag.text.numbers import number_spans
 
     assert [m.group(0).strip() for m in number_spans(sentence, question)] == found
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rag.ingest.papers import DuplicateFinder, make_paper, merge
-from rag.text.clean import dedupe_key, method_name, normalise, split_sentences
+from rag.text.clean import dedupe_key, normalise, split_sentences
+from rag.text.names import method_name
 
 # --------------------------------------------------------------------------- normalise
 

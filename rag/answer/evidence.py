@@ -17,18 +17,9 @@ from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
 from rag.text.clean import split_sentences
 from rag.text.injection import is_instruction
-from rag.text.lexicon import (
-    GENERIC_TERMS,
-    capitalised_terms,
-    content_terms,
-    is_coined,
-    mentions,
-    names,
-    number_spans,
-    percent,
-    stem,
-    times,
-)
+from rag.text.lexicon import GENERIC_TERMS, content_terms, mentions, stem, tokens
+from rag.text.names import capitalised_terms, is_coined, name_pattern, names
+from rag.text.numbers import number_spans, percent, times
 from rag.types import ScoredPaper
 
 # How a method works is said with "by", "through", "via", "based on", "instead of", "specifically".
@@ -72,13 +63,6 @@ class Reading:
     def strength(self) -> float:
         best = [s[0].score for _, s in self.parts if s and s[0].holds]
         return max(best, default=0.0)
-
-
-def name_pattern(name: str) -> re.Pattern[str]:
-    """"LLaMA-7B" also matches "LLaMA 7B" and "llama7b"; always at word boundaries."""
-    pieces = re.findall(r"[A-Za-z]+|\d+(?:\.\d+)?", name)
-    return re.compile(r"(?<![A-Za-z0-9])" + r"[\s\-_]?".join(map(re.escape, pieces)) + r"(?![A-Za-z0-9])",
-                      re.IGNORECASE)
 
 
 def says(paper: ScoredPaper, name: str) -> bool:
@@ -127,11 +111,11 @@ _MAGNITUDE = frozenset("thousand thousands million millions billion billions tri
 def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
     """Is what the number at ``end`` counts one of ``counted``? Read the next few words, past
     "million" and the like, up to the first word that is not part of the noun phrase."""
-    words = re.findall(r"[A-Za-z][\w\-]*|\S", sentence[end:])[:6]
-    for word in words:
+    clause = re.split(r"[,.;]", sentence[end:], maxsplit=1)[0]  # the noun phrase ends at a mark
+    for word in tokens(clause)[:6]:
         if stem(word) in counted or stem(word.rstrip("s")) in counted:
             return True
-        if word.lower() in ("for", "to", "on", "in", "and", ",", ".", ";", "with", "from", "than"):
+        if word.lower() in ("for", "to", "on", "in", "and", "with", "from", "than"):
             return False
     return False
 
@@ -140,7 +124,7 @@ def _topic_share(intent: Intent, papers: Sequence[ScoredPaper],
                  weight: Callable[[str], float] | None = None) -> float:
     """The largest share of the question's focus that one read abstract says, each focus word
     weighted by its rarity in the collection (rare words carry the topic)."""
-    words = {stem(w): w for w in re.findall(r"[A-Za-z][A-Za-z0-9\-]*", intent.question)}
+    words = {stem(w): w for w in tokens(intent.question) if w[0].isalpha()}
     focus = {t: (weight(words.get(t, t)) if weight else 1.0) for t in intent.focus - GENERIC_TERMS}
     total = sum(focus.values())
     if not focus or not papers or total <= 0:

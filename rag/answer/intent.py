@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rag.retrieve.query import author_in_question
-from rag.text.lexicon import STOPWORDS, focus_terms, names, stem
-from rag.text.venues import only_listing_words, venue_and_year
+from rag.text.lexicon import STOPWORDS, focus_terms, stem
+from rag.text.names import names
+from rag.text.venues import names_a_venue_or_year, only_listing_words, venue_and_year, without_venues_and_years
 
 Kind = Literal["name", "number", "yes_no", "how", "list", "comparison", "metadata", "describe"]
 
@@ -51,8 +52,6 @@ _LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:pap
 _NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
                      r"kind|sort)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
                      r"(?:it|they)\s+called\b", re.IGNORECASE)
-_VENUE_YEAR = re.compile(r"\b(?:ACL|EMNLP|NAACL|EACL|COLING|NeurIPS|ICLR|ICML|AAAI|IJCAI|CVPR|"
-                         r"ICCV|ECCV|KDD|SIGIR|WWW|TACL|(?:19|20)\d\d)\b")
 _SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:(?:on|in|for|with|by|at|to|from|"
                     r"of|under)\s+)?(?:what|which|how|who|why|when|where|does|do|did|is|are|was|were|"
                     r"can)\b)", re.IGNORECASE)
@@ -188,8 +187,8 @@ def parse_intent(question: str) -> Intent:
     parts = tuple(_part(t, question, said) for t in texts)
     kinds = [p.kind for p in parts]
     multi = bool(_LIST.search(question)) or "comparison" in kinds
-    if author or (_VENUE_YEAR.search(question) and _LIST.search(question) and not focus_terms(
-            _VENUE_YEAR.sub(" ", question)) - {"publish", "appear", "accept", "conference"}):
+    if author or (names_a_venue_or_year(question) and _LIST.search(question) and not focus_terms(
+            without_venues_and_years(question)) - {"publish", "appear", "accept", "conference"}):
         kind: Kind = "metadata"
     elif "comparison" in kinds:
         kind = "comparison"

@@ -7,8 +7,8 @@ from rag.answer.evidence import INTRO_SENTENCE
 from rag.answer.intent import Intent
 from rag.index.library import Library
 from rag.retrieve.fusion import Filters, retrieve
-from rag.text.clean import STOPWORDS, split_sentences
-from rag.text.lexicon import tokens
+from rag.text.clean import split_sentences
+from rag.text.lexicon import STOPWORDS, tokens
 from rag.text.venues import SPELLED_OUT
 from rag.types import Draft, DraftSentence, Paper, ScoredPaper
 

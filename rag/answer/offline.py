@@ -14,12 +14,15 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from rag.answer.evidence import INTRO_SENTENCE, Reader, Reading, Sentence, is_share, name_pattern
+from rag.answer.evidence import INTRO_SENTENCE, Reader, Reading, Sentence, is_share
 from rag.answer.intent import Intent, Part, parse_intent
 from rag.index.embedding import Embedder
 from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
-from rag.text.lexicon import DENIALS, NEGATIONS, number_spans, stem, times
+from rag.text.lexicon import stem, tokens
+from rag.text.names import name_pattern
+from rag.text.numbers import number_spans, times
+from rag.text.vocab import DENIALS, NEGATIONS
 from rag.types import Draft, DraftSentence, ScoredPaper
 
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
@@ -72,8 +75,8 @@ def _denied(words: list[str], index: int, asked: set[str], window: int) -> bool:
 def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, window: int = 5) -> str:
     """"Yes" when the sentence says what the question asks about, "No" when it negates or
     denies it, "" when the sentence covers less than ``coverage`` of the question's focus."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9'\-]*", sentence)]
-    asked = set(re.findall(r"[a-z][a-z'\-]*", part.text.lower()))
+    words = [w.lower() for w in tokens(sentence) if w[0].isalpha()]
+    asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     hits = [i for i, w in enumerate(words) if stem(w.removesuffix("-free")) in part.focus]
     if not part.focus or len({stem(words[i].removesuffix("-free")) for i in hits}) < coverage * len(part.focus):
         return ""

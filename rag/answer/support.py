@@ -25,7 +25,8 @@ from rag.answer.claims import best_aligned, missing_names, missing_numbers, over
 from rag.index.library import Library
 from rag.settings import SupportSettings
 from rag.text.clean import split_sentences
-from rag.text.lexicon import content_terms, rare_terms
+from rag.text.lexicon import content_terms
+from rag.text.names import rare_terms
 from rag.types import Paper
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

@@ -29,8 +29,8 @@ from rag.errors import IndexMismatchError, StoreError
 from rag.index.catalog_schema import SCHEMA, SCHEMA_VERSION, batches, dump_paper, load_paper
 from rag.index.dedupe import band_keys, shingle_hashes
 from rag.index.filters import Filters, paper_condition
+from rag.text.authors import fold, name_tokens
 from rag.text.clean import content_hash, dedupe_key
-from rag.text.names import fold, name_tokens
 from rag.types import Chunk, Paper
 
 log = logging.getLogger(__name__)

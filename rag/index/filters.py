@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.text.names import anchor, fold, name_matches, name_tokens
+from rag.text.authors import anchor, fold, name_matches, name_tokens
 from rag.text.years import parse_years
 from rag.types import Paper
 

@@ -6,7 +6,8 @@ import re
 from dataclasses import replace
 
 from rag.index.dedupe import DuplicateFinder  # noqa: F401  (re-exported: ingest and tests use it here)
-from rag.text.clean import content_hash, dedupe_key, method_name, normalise
+from rag.text.clean import content_hash, dedupe_key, normalise
+from rag.text.names import method_name
 from rag.types import Paper
 
 _ORG_TAGS = re.compile(r"\s+·\s+.*$")

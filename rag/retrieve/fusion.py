@@ -3,7 +3,6 @@ paper level, fused by reciprocal rank, filtered by metadata, optionally diversif
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -13,6 +12,7 @@ from rag.index.filters import MAX_LIST, Filters, VectorFilter
 from rag.index.library import Library
 from rag.retrieve.keyword import keyword_search
 from rag.text.clean import normalise
+from rag.text.lexicon import tokens
 from rag.types import Chunk, ScoredChunk, ScoredPaper
 
 MODES = ("hybrid", "dense", "keyword")
@@ -57,7 +57,7 @@ def mmr(candidates: Sequence[str], vectors: Mapping[str, np.ndarray], query: np.
 def named_papers(methods: Mapping[str, list[str]], query: str) -> list[str]:
     """Papers whose introduced method name ("SupReMix", "K2") the query mentions verbatim:
     one lookup per word of the query (``methods`` is the catalogue's indexed lexicon)."""
-    words = dict.fromkeys(w.lower() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", query))
+    words = dict.fromkeys(w.lower() for w in tokens(query))
     return list(dict.fromkeys(pid for w in words for pid in methods.get(w, ())))
 
 

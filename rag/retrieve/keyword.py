@@ -4,16 +4,12 @@ stemming), stored in the paper catalogue and updated with it by ingest."""
 from __future__ import annotations
 
 import math
-import re
 from functools import lru_cache
 
 from rag.index.catalog import Catalog
 from rag.index.filters import Filters
-from rag.text.clean import STOPWORDS
+from rag.text.lexicon import STOPWORDS, alnum_words
 from rag.types import Chunk, ScoredChunk
-
-_WORD = re.compile(r"[A-Za-z0-9]+")
-
 
 COMMON_SHARE, COMMON_FLOOR = 0.1, 1000
 
@@ -24,7 +20,7 @@ def match_expression(query: str, catalog: Catalog | None = None) -> str:
     catalogue, words found in over a tenth of the chunks (and at least 1,000) are left out while
     a rarer word remains: BM25 gives them almost no weight, and scoring every chunk that says
     "learning" made keyword search grow with the index."""
-    words = [w for w in _WORD.findall(query) if w.lower() not in STOPWORDS]
+    words = [w for w in alnum_words(query) if w.lower() not in STOPWORDS]
     unique = list(dict.fromkeys(w.lower() for w in words))
     size = catalog.chunk_estimate() if catalog is not None and len(unique) > 1 else 0
     if catalog is not None and size >= COMMON_FLOOR:  # a smaller index has no word that common
@@ -47,7 +43,7 @@ def keyword_search(catalog: Catalog, query: str, limit: int,
 
 def chunks_saying(catalog: Catalog, term: str, limit: int = 8) -> int:
     """How many indexed chunks (counted up to ``limit``) contain the word or phrase."""
-    words = _WORD.findall(term)
+    words = alnum_words(term)
     if not words:
         return 0
     return catalog.keyword_hits('"' + " ".join(w.lower() for w in words) + '"', limit)

@@ -7,7 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from rag.text.clean import STOPWORDS
+from rag.text.lexicon import STOPWORDS, tokens
+from rag.text.names import is_name
 
 _CHATTER = re.compile(
     r"^\s*(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|kindly)\s+)?(?:(?:can|could|would) you\s+"
@@ -56,17 +57,10 @@ _REFERS_BACK = re.compile(
     r"\b(?:it|its|they|them|their|the same|the method|the model|the paper|the authors|"
     r"this (?:method|model|paper|approach|work)|that (?:method|model|paper|approach|work))\b|"
     r"^\s*(?:and|what about|how about|also|why|how so)\b", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")
-
-
-_GENERIC = {"LLM", "LLMs", "NLP", "AI", "GPU", "GPUs", "MLLM", "MLLMs", "VLM", "VLMs", "PLM", "PLMs"}
-
-
 def _subject(previous: str) -> str:
     """What a previous question was about: its method names, else its content words."""
-    words = _WORD.findall(previous)
-    names = [w for w in words if (any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w))
-             and w not in _GENERIC]
+    words = tokens(previous)
+    names = [w for w in words if is_name(w)]
     if names:
         return " ".join(dict.fromkeys(names))
     content = [w for w in words if w.lower() not in STOPWORDS and len(w) > 2]
@@ -81,8 +75,8 @@ class RuleRewriter:
     def rewrite(self, question: str, history: Sequence[str]) -> str:
         if not history:
             return question
-        words = _WORD.findall(question)
-        names = [w for w in words if any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w)]
+        words = tokens(question)
+        names = [w for w in words if is_name(w) or any(c.isdigit() for c in w)]
         content = [w for w in words if w.lower() not in STOPWORDS]
         stands_alone = not _REFERS_BACK.search(question) and (names or len(content) > 1)
         if stands_alone:

@@ -1,46 +1,100 @@
-"""Author names, normalised once for storage and lookup: case, diacritics, initials and the
-"Surname, Given" order do not matter ("Lin, Zhouhan", "Z. Lin", "ZHOUHAN LIN" and "Zhóuhan Lin"
-are the same person to a query), so "papers by X" is an indexed lookup, not a scan."""
+"""Names of methods, models and datasets as abstracts and questions write them: by shape
+("SupReMix", "K2", "GPT-4o"; not a generic acronym like "LLM"), the name an abstract introduces
+("we propose X", "named X"), and a pattern that finds a name however it is hyphenated."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
-_TOKEN = re.compile(r"[a-z0-9]+")
-
-
-def fold(text: str) -> str:
-    """Lower case without diacritics: "Zhóuhan" -> "zhouhan"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+from rag.text.lexicon import STOPWORDS, TOKEN
+from rag.text.vocab import GENERIC_NAMES
 
 
-def name_tokens(name: str) -> tuple[str, ...]:
-    """The words of a name in given-name-first order: "Lin, Zhouhan" -> ("zhouhan", "lin")."""
-    if name.count(",") == 1:
-        surname, given = name.split(",")
-        name = f"{given} {surname}"
-    return tuple(_TOKEN.findall(fold(name)))
+def is_name(token: str) -> bool:
+    """A method, model or dataset name: inner capitals or digits ("SupReMix", "K2", "GPT-4o"),
+    not a generic acronym ("LLM") and not a bare number."""
+    if not token or not token[0].isalpha():
+        return False
+    inner_caps = any(c.isupper() for c in token[1:])
+    digit = any(c.isdigit() for c in token)
+    return (inner_caps or digit) and token.lower().rstrip("s") not in GENERIC_NAMES \
+        and token.lower() not in GENERIC_NAMES
 
 
-def token_matches(query: str, stored: str) -> bool:
-    """A query word matches a stored one exactly; an initial matches the words it starts."""
-    if len(query) == 1:
-        return stored.startswith(query)
-    if len(stored) == 1:
-        return query.startswith(stored)
-    return query == stored
+def _core(token: str) -> str:
+    """A name without the common words hyphenated onto it: "MAE-pretrained" -> "MAE",
+    "BERT-style" -> "BERT"; "ViT-L", "GPT-4o" and "Bison-Gecko" stay whole."""
+    pieces = token.rstrip("-").split("-")
+    kept = [p for p in pieces if not (p.isalpha() and p.islower() and len(p) > 2)]
+    return "-".join(kept) if kept else ""
 
 
-def name_matches(query: str, author: str) -> bool:
-    """Every word of the query is (an initial of) a word of the author's name."""
-    wanted, have = name_tokens(query), name_tokens(author)
-    return bool(wanted) and all(any(token_matches(q, h) for h in have) for q in wanted)
+def names(text: str) -> list[str]:
+    """The names a text says, in order, once each ("top-1" and "layer-12" are not names)."""
+    found = (_core(t) for t in TOKEN.findall(text) if not re.fullmatch(r"[a-z]+-\d+", t))
+    return list(dict.fromkeys(t for t in found if is_name(t)))
 
 
-def anchor(tokens: tuple[str, ...]) -> str | None:
-    """The query word to look up in the index first: the longest full word (usually the
-    surname); None when the query is only initials."""
-    full = [t for t in tokens if len(t) > 1]
-    return max(full, key=len) if full else None
+def is_coined(name: str) -> bool:
+    """A coined method name ("SupReMix", "Zorblax7", "K2", "GPT-4o"), as opposed to an all-caps
+    acronym ("DNA", "GLUE", "OOP") that is as likely ordinary vocabulary."""
+    letters = [c for c in name if c.isalpha()]
+    return any(c.isdigit() for c in name) or (any(c.islower() for c in letters)
+                                              and any(c.isupper() for c in letters[1:]))
+
+
+def rare_terms(text: str) -> set[str]:
+    """Names and numbers, lower-cased: the tokens a wrong sentence most often gets wrong."""
+    return {t.lower() for t in TOKEN.findall(text)
+            if any(c.isdigit() for c in t) or any(c.isupper() for c in t[1:])}
+
+
+def capitalised_terms(text: str) -> list[str]:
+    """Capitalised words that do not open a sentence and are not stop words or generic acronyms:
+    candidates for names the lexicon cannot recognise by shape ("Quillformer", "Criteo")."""
+    out = []
+    for match in re.finditer(r"(?<![\w\-.])([A-Z][a-z][A-Za-z0-9\-]{2,})", text):
+        before = text[: match.start()].rstrip()
+        if not before or before[-1] in ".?!:;\"'(":
+            continue
+        word = match.group(1).rstrip("-")
+        if word.lower() in STOPWORDS or word.lower() in GENERIC_NAMES or is_name(word):
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def name_pattern(name: str) -> re.Pattern[str]:
+    """"LLaMA-7B" also matches "LLaMA 7B" and "llama7b"; always at word boundaries."""
+    pieces = re.findall(r"[A-Za-z]+|\d+(?:\.\d+)?", name)
+    return re.compile(r"(?<![A-Za-z0-9])" + r"[\s\-_]?".join(map(re.escape, pieces)) + r"(?![A-Za-z0-9])",
+                      re.IGNORECASE)
+
+
+_NAME = r"([A-Z][A-Za-z0-9]*(?:[-‑][A-Za-z0-9]+)*)"
+_INTRO_PATTERNS = (
+    re.compile(r"\b(?:named|called|dubbed|termed|coined|codenamed)\s+[\"“']?" + _NAME),
+    re.compile(
+        r"\b(?:[Ww]e|[Tt]his (?:paper|work|study))\s+(?:also\s+|further\s+)?(?:propose|present|"
+        r"introduce|release|develop|design|build|construct|curate|offer)s?\s+(?:the\s+|a\s+|an\s+)?"
+        + _NAME
+    ),
+    re.compile(
+        r"\b(?:propose|present|introduce|develop|design)s?\b[^.]{0,120}?\(([A-Z][A-Za-z0-9-]*)\)"
+    ),
+    re.compile(r"\b(?:propose|present|introduce)s?\b[^.]{0,80}?,\s+" + _NAME + r","),
+    re.compile(_NAME + r"\s*(?:,|:|\()\s*(?:a|an|the)\s+(?:novel|new|simple|general|unified)\b"),
+)
+def _looks_like_a_name(token: str) -> bool:
+    """A name by shape, at least three characters long unless it has a digit ("K2")."""
+    return is_name(token) and (len(token) >= 3 or any(c.isdigit() for c in token))
+
+
+def method_name(text: str) -> str | None:
+    """The name of the method or resource an abstract introduces, if it says so plainly."""
+    for pattern in _INTRO_PATTERNS:
+        for match in pattern.finditer(text):
+            token = match.group(1).rstrip("-")
+            if _looks_like_a_name(token):
+                return token
+    return None

@@ -19,6 +19,7 @@ SPELLED_OUT = {
 }
 _ACRONYM = {a: re.compile(rf"\b{a}\b") for a in ACRONYMS}
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
+_VENUE_OR_YEAR = re.compile(r"\b(?:" + "|".join(ACRONYMS) + r"|(?:19|20)\d\d)\b")
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.IGNORECASE)
 
 # Words of a listing question that are not a topic: "which papers appeared at ACL 2024?"
@@ -39,7 +40,11 @@ def venue_and_year(text: str) -> tuple[str | None, int | None]:
 
 
 def names_a_venue_or_year(text: str) -> bool:
-    return any(p.search(text) for p in _ACRONYM.values()) or bool(_YEAR.search(text))
+    return bool(_VENUE_OR_YEAR.search(text))
+
+
+def without_venues_and_years(text: str) -> str:
+    return _VENUE_OR_YEAR.sub(" ", text)
 
 
 def only_listing_words(text: str) -> bool:

@@ -1,0 +1,108 @@
+"""Numbers as abstracts and answers write them: spans that can answer "how many/how much"
+("69.73%", "2.5x", "1,024 GPUs", "nine times") and the values a text states ("35 %", "thirty-five
+percent", "5.5B"), so figures are compared by value, not by spelling."""
+
+from __future__ import annotations
+
+import re
+
+from rag.text.lexicon import alnum_words
+
+# A number as a claim states it: "69.73%", "2.5x", "1,024 GPUs", "3.5 points", "10 times",
+# "1 trillion", "nine times", "six benchmarks". "one" is left out: it is mostly not a count.
+SPELLED = ("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+           "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
+           "ninety hundred").split()
+NUMBER = re.compile(
+    r"(?<![\w.])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?:" + "|".join(SPELLED) + r")\b)"
+    r"(?:\s(?:thousand|million|billion|trillion)\b)?"
+    r"(?:\s?(?:%|×|x\b|times\b|percent\b|pp\b|percentage\s+points?\b|points?\b|[KMBT]\b|k\b|"
+    r"-fold\b|fold\b))?", re.IGNORECASE)
+_YEARLIKE = re.compile(r"^(?:19|20)\d\d$")
+
+
+def number_spans(sentence: str, given: str = "") -> list[re.Match[str]]:
+    """Numbers in a sentence that can answer "how many/how much": not years or list markers, not
+    part of a name ("ResNet-50", "Top-1", "Chat-7B"), and not a figure the question ``given``
+    already says."""
+    said = {m.group(0).lower() for m in NUMBER.finditer(given)}
+    return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(m.group(0))
+            and not re.search(r"[A-Za-z]-$", sentence[max(0, m.start() - 2):m.start()])
+            and m.group(0).lower() not in said]
+
+
+def percent(span: str) -> bool:
+    return "%" in span or "percent" in span
+
+
+def times(span: str) -> bool:
+    return bool(re.search(r"(?:×|x|times|fold)$", span, re.IGNORECASE))
+
+
+# "one" is left out: it is a pronoun ("one of the", "only one model") far more often than a count.
+NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    "hundred": 100, "thousand": 1000, "twice": 2, "double": 2, "doubles": 2, "doubling": 2,
+    "triple": 3, "half": 0.5, "dozen": 12,
+}
+# How a source may say "two" without the word: a claim's "two sentences" for its "sentence pair".
+SOURCE_TWOS = frozenset("pair pairs both dual twin twofold".split())
+SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9,
+          "t": 1e12, "trillion": 1e12}
+# A figure written with digits, not glued to a name ("ResNet34", "GPT-4", "CIFAR-100" are names).
+_DIGITS = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+                     r"(?:\s?(k|K|M|B|T|thousand|million|billion|trillion)\b)?(?:\s?%)?")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9}
+_COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(_UNITS)})\b", re.IGNORECASE)
+
+
+def _spelled_compounds(text: str) -> str:
+    """"thirty-five" -> "35", so that it is read as one figure."""
+    return _COMPOUND.sub(lambda m: str(_TENS[m[1].lower()] + _UNITS[m[2].lower()]), text)
+
+
+def number_values(text: str) -> set[float]:
+    """Every figure a text states, as values: digits with their scale, and number words."""
+    text = _spelled_compounds(text)
+    values: set[float] = set()
+    for m in _DIGITS.finditer(text):
+        raw = float(m.group(1).replace(",", ""))
+        values.add(raw)
+        if m.group(2):
+            values.add(raw * SCALES[m.group(2).lower()])
+    words = [w.lower() for w in alnum_words(text) if w.isalpha()]
+    if SOURCE_TWOS & set(words):
+        values.add(2.0)
+    for i, word in enumerate(words):
+        word = word.removesuffix("fold")
+        if word in NUMBER_WORDS:
+            value = float(NUMBER_WORDS[word])
+            values.add(value)
+            if i + 1 < len(words) and words[i + 1] in SCALES:
+                values.add(value * SCALES[words[i + 1]])
+    return values
+
+
+def claimed_numbers(text: str) -> list[tuple[str, set[float]]]:
+    """The figures a claim states, each with the values it may stand for."""
+    text = _spelled_compounds(text)
+    out = []
+    for m in _DIGITS.finditer(text):
+        raw = float(m.group(1).replace(",", ""))
+        scaled = {raw * SCALES[m.group(2).lower()]} if m.group(2) else set()
+        out.append((m.group(0), {raw} | scaled))
+    for word in (w for w in alnum_words(text) if w.isalpha()):
+        key = word.lower().removesuffix("fold")
+        if key in NUMBER_WORDS:
+            out.append((word, {float(NUMBER_WORDS[key])}))
+    return out
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))

@@ -1,0 +1,35 @@
+"""The word lists of the one text toolkit: general English and general ML vocabulary, never
+phrases of particular papers. Every module that needs a negation, a generic acronym or an
+absolute word reads it here."""
+
+from __future__ import annotations
+
+# Acronyms that are vocabulary, not the name of one paper's method or dataset (lower case).
+GENERIC_NAMES = frozenset({
+    "llm", "llms", "nlp", "ai", "gpt", "gpts", "cnn", "cnns", "rnn", "rnns", "sota", "api", "apis",
+    "mllm", "mllms", "vlm", "vlms", "lm", "lms", "plm", "plms", "nlg", "nlu", "qa", "rl", "kv",
+    "moe", "gpu", "gpus", "cpu", "cpus", "dnn", "dnns", "gnn", "gnns", "ml", "asr", "tts", "ocr",
+    "rag", "sft", "rlhf", "mt", "nmt", "ner", "pos", "iot", "3d", "2d", "1d", "4k", "8k",
+    "bert", "imagenet", "vit", "rope",
+})
+
+# Words that negate what follows them ("does not require", "without labels", "fails to").
+NEGATIONS = frozenset("""not no never none nothing nowhere neither nor without cannot can't don't
+doesn't didn't isn't aren't wasn't weren't won't wouldn't couldn't shouldn't fail fails failed
+failing unable lack lacks lacking rarely seldom hardly barely free""".split())
+# Words that deny a change or a need: "keeps the weights frozen" answers "does it change them?".
+DENIALS = frozenset("""frozen freeze freezing fixed unchanged intact untouched eliminates eliminate
+eliminating avoids avoid avoiding instead rather decouple decouples decoupled decoupling
+independent independently""".split())
+# Words that end a negation's scope inside a sentence ("does not X but Y": Y is asserted).
+SCOPE_ENDS = frozenset("but while whereas although though however yet and".split())
+
+# Words that make a claim universal or absolute; a group counts as said when any member is.
+ABSOLUTE_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
+    "every each", "all", "any whatever whichever", "always invariably", "never",
+    "eliminate eliminates eliminated eliminating", "solve solves solved solving",
+    "completely entirely fully totally wholly", "perfect perfectly flawless flawlessly",
+    "guarantee guarantees guaranteed", "prove proves proved proven", "universal universally",
+    "cause causes caused causing because", "exact exactly",
+    "best fastest largest highest lowest smallest strongest greatest", "sole solely exclusively",
+))
