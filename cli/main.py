@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from eval.cli import eval_group
 from rag.errors import ConfigError, InputError, RagError
 from rag.settings import Settings, load_settings
 from rag.types import Route
@@ -267,50 +268,10 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
                 log_level="warning", **uvicorn_options(settings))  # type: ignore[arg-type]
 
 
-@cli.group("eval", invoke_without_command=True)
-@click.option("--dataset", "datasets", multiple=True, type=click.Path(path_type=Path, exists=True),
-              help="Q&A JSONL file(s); default: eval/datasets/dev.jsonl")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Run folder (default eval/runs/<time>)")
-@click.option("--generator", type=click.Choice(["offline", "llm"]), default=None,
-              help="Default: the LLM when one is configured, else offline.")
-@click.option("--k", "k", type=click.IntRange(1, 50), default=10, show_default=True)
-@click.option("--judge", is_flag=True, help="Add LLM-judge scores (needs RAG_LLM__BASE_URL); labelled judge_*.")
-@click.pass_context
-def eval_(ctx: click.Context, datasets: tuple[Path, ...], out: Path | None, generator: str | None,
-          k: int, judge: bool) -> None:
-    """Score answers on hand-written Q&A pairs; writes results.jsonl, summary.json, report.html."""
-    if ctx.invoked_subcommand is not None:
-        return
-    from eval.cli import run_eval
-
-    settings: Settings = ctx.obj
-    if generator == "offline":
-        settings = settings.model_copy(update={"llm": settings.llm.model_copy(
-            update={"base_url": None, "api_key": None})})
-    elif generator == "llm" and not settings.llm.configured:
-        raise RagError("--generator llm needs an endpoint: set RAG_LLM__BASE_URL (and RAG_LLM__MODEL).")
-    run_eval(settings, list(datasets), out, k, judge_llm=ctx.obj.llm if judge else None)
+cli.add_command(eval_group)  # rag eval [compare|report|judge-agreement]: eval/cli.py
 
 
-@eval_.command("compare")
-@click.argument("run_a", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.argument("run_b", type=click.Path(path_type=Path, exists=True, file_okay=False))
-def eval_compare(run_a: Path, run_b: Path) -> None:
-    """Per-metric deltas from RUN_A to RUN_B, and the questions that got worse."""
-    from eval.compare import compare
-
-    metrics, worse = compare(run_a, run_b)
-    for name, a, b in metrics:
-        if a is None or b is None:
-            continue
-        click.echo(f"{name:<22} {a:>9.3f} -> {b:>9.3f}  ({b - a:+.3f})")
-    click.echo(f"\n{len(worse)} question(s) got worse" + (":" if worse else "."))
-    for line in worse:
-        click.echo(f"  {line}")
-
-
-@eval_.command("from-log")
+@eval_group.command("from-log")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="JSONL to write")
 @click.option("--channel", default=None, help="Only questions from this channel (api, openai, slack)")
 @click.pass_obj

@@ -1,10 +1,14 @@
-"""Retrieval metrics over gold papers: pure functions of a ranked list and a gold set."""
+"""Pure metric functions: retrieval over gold papers, key facts matched in text (word boundaries,
+number forms, negation, the "near" word), the leading yes/no verdict, citations, abstention."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Collection, Sequence
+
+from eval.dataset import Fact
+from rag.text.vocab import NEGATIONS
 
 
 def recall_at(ranked: Sequence[str], gold: Collection[str], k: int) -> float:
@@ -46,58 +50,101 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-",
-                         "\u2014": "-", "\u2212": "-", "\u00d7": "x"})
+                         "\u2014": "-", "\u2212": "-", "\u00d7": "x", "\u2019": "'"})
 _NUMBER_FORMS = (
     (re.compile(r"(?<=\d),(?=\d{3}\b)"), ""),                       # 1,000 -> 1000
     (re.compile(r"(\d)\s*(?:%|percent\b|per cent\b)"), r"\1%"),      # 35 % / 35 percent -> 35%
     (re.compile(r"(\d)\s*(?:x|times)\b"), r"\1x"),                  # 2 x / 2 times / 2× -> 2x
+    (re.compile(r"(?<=[a-z])(?=\d+(?:\.\d+)?%)"), " "),              # "sim99%" (a lost \sim) -> "sim 99%"
 )
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?%?[a-z0-9]*")
+# Where a clause ends: a negation before this point does not reach a fact after it.
+_CLAUSE_END = re.compile(r"[;:()\[\]]|,(?!\d)|[.!?](?:\s|$)|\*\*|\b(?:but|whereas|while|although|"
+                         r"though|however|unlike)\b")
+_BARE_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+NEGATION_WINDOW = 4  # words before a fact that a negation may stand in
+
+
+def _normalise(text: str) -> str:
+    text = text.lower().translate(_DASHES)
+    for pattern, repl in _NUMBER_FORMS:
+        text = pattern.sub(repl, text)
+    return text
 
 
 def fact_tokens(text: str) -> list[str]:
     """Lower-cased word tokens with number forms normalised: "35 %", "35 percent" -> "35%",
     "1,000" -> "1000", "2×" -> "2x"; hyphens and dashes separate words."""
-    text = text.lower().translate(_DASHES)
-    for pattern, repl in _NUMBER_FORMS:
-        text = pattern.sub(repl, text)
-    return [t.rstrip(".") for t in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?%?[a-z0-9]*", text)]
+    return [t.rstrip(".") for t in _TOKEN.findall(_normalise(text))]
 
 
-def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
+def _spans(text: str) -> tuple[str, list[tuple[str, int]]]:
+    norm = _normalise(text)
+    return norm, [(m.group().rstrip("."), m.start()) for m in _TOKEN.finditer(norm)]
+
+
+def _same(fact: str, word: str) -> bool:
+    """Token equality, except that a bare number in a fact also matches that number with its
+    unit ("10.0" matches "10.0%", "1.45" matches "1.45x"; "35%" still never matches "135%")."""
+    return fact == word or (_BARE_NUMBER.fullmatch(fact) is not None and word in (fact + "%", fact + "x"))
+
+
+def _matches(words: Sequence[str], needle: Sequence[str]) -> list[int]:
+    """Indexes where the token sequence ``needle`` starts in ``words``."""
     n = len(needle)
-    return n > 0 and any(list(haystack[i:i + n]) == list(needle) for i in range(len(haystack) - n + 1))
+    return [i for i in range(len(words) - n + 1)
+            if n and all(_same(f, w) for f, w in zip(needle, words[i:i + n], strict=True))]
+
+
+def _find(tokens: Sequence[tuple[str, int]], needle: Sequence[str]) -> list[int]:
+    """Start positions (in characters) of every occurrence of the token sequence."""
+    return [tokens[i][1] for i in _matches([t for t, _ in tokens], needle)]
+
+
+def _negated(norm: str, start: int) -> bool:
+    """A negation word (rag.text.lexicon.NEGATIONS) among the few words before ``start``, in
+    the same clause: "It is not ChemAgent", "does not rely on a static tokenizer"."""
+    before = norm[:start]
+    ends = [m.end() for m in _CLAUSE_END.finditer(before)]
+    clause = before[ends[-1]:] if ends else before
+    words = re.findall(r"[a-z]+(?:'[a-z]+)?", clause)[-NEGATION_WINDOW:]
+    return any(w in NEGATIONS for w in words)
 
 
 def fact_covered(alternatives: Sequence[str], answer: str) -> bool:
-    """Any alternative in the answer at word boundaries, ignoring case, hyphenation and number
+    """Any alternative in the text at word boundaries, ignoring case, hyphenation and number
     forms: "MoD" does not match "models", "35%" does not match "135%"."""
     tokens = fact_tokens(answer)
-    return any(_contains(tokens, fact_tokens(a)) for a in alternatives)
+    return any(_matches(tokens, fact_tokens(a)) for a in alternatives)
 
 
-def countable_facts(key_facts: Sequence[Sequence[str]], question: str) -> list[Sequence[str]]:
+def fact_state(fact: Fact, sentence: str) -> str:
+    """"stated" when an alternative is in the sentence outside a negation (and, for a fact with
+    near words, the sentence says one); "negated" when it is there only under a negation;
+    "wrong quantity" when the figure is there without its near word; else "missing"."""
+    norm, tokens = _spans(sentence)
+    starts = [s for alt in fact.any for s in _find(tokens, fact_tokens(alt))]
+    if not starts:
+        return "missing"
+    if fact.near and not fact_covered(fact.near, sentence):
+        return "wrong quantity"
+    return "stated" if any(not _negated(norm, s) for s in starts) else "negated"
+
+
+def countable_facts(key_facts: Sequence[Fact], question: str) -> list[Fact]:
     """The facts an answer has to earn: a fact already said in the question is free, so it is
     not counted (the dataset test rejects such facts; this guards hand-made sets too)."""
-    return [alts for alts in key_facts if not fact_covered(alts, question)]
+    return [f for f in key_facts if not fact_covered(f.any, question)]
 
 
-def key_fact_coverage(key_facts: Sequence[Sequence[str]], answer: str,
-                      question: str = "") -> float | None:
-    """Share of the required facts (each a list of alternatives) that the answer states; None
-    when there is no fact left to earn."""
-    facts = countable_facts(key_facts, question)
-    if not facts:
-        return None
-    return sum(fact_covered(alts, answer) for alts in facts) / len(facts)
+_VERDICT = re.compile(r"^[\s*_#>\-\"'`]*(yes|no)\b", re.IGNORECASE)
 
 
-_LEADING_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
-
-
-def yes_no_correct(expected: str, answer: str) -> bool:
-    """The answer opens with the expected "Yes" or "No"."""
-    match = _LEADING_YES_NO.match(answer)
-    return match is not None and match.group(1).lower() == expected.lower()
+def leading_verdict(answer: str) -> str | None:
+    """"yes" or "no" when the answer opens with it ("**No**: ...", "Yes, ...", "No. ..."), else
+    None: a verdict buried later in the text is not the answer's verdict."""
+    match = _VERDICT.match(answer)
+    return match.group(1).lower() if match else None
 
 
 def token_f1(prediction: str, reference: str) -> float:
@@ -135,7 +182,7 @@ def citation_recall(cited: Collection[str], gold: Collection[str]) -> float:
 def is_verbatim(sentence: str, sources: Sequence[str]) -> bool:
     """The sentence is copied from one of its sources (ignoring spacing and case)."""
     needle = " ".join(sentence.lower().split()).rstrip(".")
-    return any(needle in " ".join(s.lower().split()) for s in sources)
+    return bool(needle) and any(needle in " ".join(s.lower().split()) for s in sources)
 
 
 def citation_validity(valid_keys: int, invented_keys: int) -> float:

@@ -1,181 +1,179 @@
-"""The eval harness: answer every question of a dataset through the one engine path, score
-retrieval, citations, answers and abstention, and write results.jsonl, summary.json and
-report.html. Offline by default; an LLM when the settings configure one."""
+"""The eval harness: answer every question of a dataset through the one engine path, grade it
+(eval/grading.py), and write results.jsonl, summary.json (every figure with its 95% bootstrap
+interval) and report.html. Offline by default; an LLM when the settings configure one."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from eval.dataset import Question
+from eval.dataset import DatasetError, Question
+from eval.grading import answer_scores, claims, fact_results, failures, is_correct
+from eval.judge import Judge
 from eval.metrics import (
     abstention_scores,
-    citation_precision,
-    citation_recall,
     citation_validity,
-    countable_facts,
     fact_covered,
     hit_at,
-    is_verbatim,
-    key_fact_coverage,
     mrr_at,
     ndcg_at,
     percentile,
     recall_at,
-    token_f1,
-    yes_no_correct,
 )
+from eval.stats import interval
 from rag.engine import Engine, answer, find_papers
 from rag.retrieve.query import clean_question
-from rag.types import Route
+from rag.types import Answer, Paper
 
-SCORES = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "key_facts", "yes_no", "token_f1",
-          "gold_cited", "citation_precision", "citation_recall", "citation_validity", "support_rate")
+RETRIEVAL = ("hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10")
+ANSWER = ("key_facts", "gold_cited", "answer_precision", "answer_recall", "figure_recall",
+          "yes_no_verdict", "yes_no", "unanswerable_abstained", "near_domain_abstained",
+          "false_abstention", "citation_precision", "citation_recall", "citation_validity",
+          "token_f1", "judge_support", "accuracy")
+SCORES = RETRIEVAL + ANSWER
 
 
-def score_question(engine: Engine, q: Question, k: int, judge_with: Any = None) -> dict[str, Any]:
-    """One result line: the answer, its citations, every score, and what failed. Citations are
-    judged against the gold papers, never with the system's own support scorer; the support
-    rate (our own checker) is reported only for sentences that are not copied verbatim. With
-    ``judge_with`` (a (ChatModel, Prompt) pair) the LLM judge's scores are added, labelled."""
+def retrieval_scores(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float | None]:
+    if not gold:
+        return dict.fromkeys(RETRIEVAL)
+    return {"hit@5": hit_at(ranked, gold, 5), "recall@5": recall_at(ranked, gold, 5),
+            "recall@10": recall_at(ranked, gold, 10), "mrr@10": mrr_at(ranked, gold, 10),
+            "ndcg@10": ndcg_at(ranked, gold, 10)}
+
+
+def grade(q: Question, result: Answer, catalogue: Mapping[str, Paper], ranked: Sequence[str] = (),
+          judge: Judge | None = None) -> dict[str, Any]:
+    """One result line, without timing: every score, the claims and facts, what failed, and the
+    passages (cited and gold abstracts) a reader needs to see why."""
+    found = claims(result, catalogue)
+    facts = fact_results(q, found)
+    scores: dict[str, float | None] = dict.fromkeys(SCORES)
+    scores |= retrieval_scores(ranked, q.gold_papers) | answer_scores(q, result, found, facts)
+    if result.route == "llm" and (result.citations or result.removed_keys):
+        scores["citation_validity"] = citation_validity(len(result.citations), result.removed_keys)
+    labels: list[bool | None] = [None] * len(found)
+    if judge is not None and not result.abstained:
+        scores["judge_support"], labels = judge.rate([(c.body, c.papers) for c in found], catalogue)
+    correct = is_correct(q, result, scores)
+    scores["accuracy"] = float(correct)
+    shown = dict.fromkeys([c.paper_id for c in result.citations] + list(q.gold_papers))
+    return {
+        "id": q.id, "type": q.type, "tags": list(q.tags), "question": q.question,
+        "yes_no": q.yes_no, "near_domain": q.near_domain, "reference_answer": q.reference_answer,
+        "answer": result.text, "abstained": result.abstained, "abstain_reason": result.abstain_reason,
+        "generator": result.generator, "route": result.route, "fallback_reason": result.fallback_reason,
+        "citations": [asdict(c) for c in result.citations], "retrieved": list(ranked),
+        "gold_papers": list(q.gold_papers), "scores": scores, "correct": correct,
+        "claims": [{"text": c.text, "papers": list(c.papers), "supported": c.supported, "judge": label}
+                   for c, label in zip(found, labels, strict=True)],
+        "facts": [{"fact": f.label, "alternatives": list(f.fact.any), "state": f.state,
+                   "papers": list(f.papers)} for f in facts],
+        "failures": failures(q, result, scores, facts),
+        "passages": {pid: {"label": catalogue[pid].label, "text": catalogue[pid].abstract}
+                     for pid in shown if pid in catalogue},
+        "removed_sentences": result.removed_sentences, "removed_keys": result.removed_keys,
+    }
+
+
+def score_question(engine: Engine, q: Question, k: int, judge: Judge | None = None) -> dict[str, Any]:
+    """Answer one question through the engine, retrieve its top k for the retrieval metrics,
+    and grade it."""
     model = getattr(engine.generator, "model", None)
     tokens_before = (getattr(model, "tokens_in", 0), getattr(model, "tokens_out", 0))
     started = time.perf_counter()
     result = answer(engine, q.question)
     latency = (time.perf_counter() - started) * 1000
     ranked = [p.paper.id for p in find_papers(engine, clean_question(q.question), k=k)[0]]
-    cited = [c.paper_id for c in result.citations]
-    unanswerable = q.type == "unanswerable"
-    scores: dict[str, float | None] = {name: None for name in SCORES}
-    if q.gold_papers:
-        scores.update({"hit@5": hit_at(ranked, q.gold_papers, 5),
-                       "recall@5": recall_at(ranked, q.gold_papers, 5),
-                       "recall@10": recall_at(ranked, q.gold_papers, 10),
-                       "mrr@10": mrr_at(ranked, q.gold_papers, 10),
-                       "ndcg@10": ndcg_at(ranked, q.gold_papers, 10)})
-    if not unanswerable:
-        scores["key_facts"] = key_fact_coverage(q.key_facts, result.text, q.question)
-        scores["token_f1"] = token_f1(result.text, q.reference_answer)
-        if q.yes_no:
-            scores["yes_no"] = float(yes_no_correct(q.yes_no, result.text))
-        if q.gold_papers:
-            scores["citation_recall"] = citation_recall(cited, q.gold_papers)
-            scores["citation_precision"] = citation_precision(cited, q.gold_papers)
-            if q.type == "single":
-                scores["gold_cited"] = float(bool(set(cited) & set(q.gold_papers)))
-    if result.route is Route.LLM and (result.citations or result.removed_keys):
-        scores["citation_validity"] = citation_validity(len(result.citations), result.removed_keys)
-    scores["support_rate"] = _support_rate(engine, result)
-    if judge_with is not None:
-        from eval.judge import judge
-
-        papers = engine.library.catalog.get_many(c.paper_id for c in result.citations)
-        scores.update(judge(judge_with[0], judge_with[1], result, papers))
-    correct = result.abstained if unanswerable else (
-        not result.abstained and scores["key_facts"] in (None, 1.0)
-        and scores["yes_no"] in (None, 1.0)
-        and (not q.gold_papers or bool(scores["citation_recall"])))
-    return {
-        "id": q.id, "type": q.type, "tags": list(q.tags), "question": q.question,
-        "answer": result.text, "abstained": result.abstained, "generator": result.generator,
-        "route": result.route, "fallback_reason": result.fallback_reason,
-        "citations": [asdict(c) for c in result.citations], "retrieved": ranked,
-        "gold_papers": list(q.gold_papers), "scores": scores, "correct": correct,
-        "latency_ms": round(latency, 1),
-        "tokens_in": getattr(model, "tokens_in", 0) - tokens_before[0],
-        "tokens_out": getattr(model, "tokens_out", 0) - tokens_before[1],
-        "failures": _failures(q, result, scores, unanswerable),
-    }
+    wanted = {c.paper_id for c in result.citations} | set(q.gold_papers)
+    row = grade(q, result, engine.library.catalog.get_many(wanted), ranked, judge)
+    return row | {"latency_ms": round(latency, 1),
+                  "tokens_in": getattr(model, "tokens_in", 0) - tokens_before[0],
+                  "tokens_out": getattr(model, "tokens_out", 0) - tokens_before[1]}
 
 
-def _support_rate(engine: Engine, result: Any) -> float | None:
-    """Supported share of the sentences that are not verbatim copies of a cited abstract
-    (verbatim sentences are supported by construction: counting them would flatter)."""
-    papers = engine.library.catalog.get_many(c.paper_id for c in result.citations)
-    by_key = {c.key: papers[c.paper_id].text for c in result.citations if c.paper_id in papers}
-    judged = [s for s in result.sentences
-              if not is_verbatim(s.text, [by_key[k_] for k_ in s.keys if k_ in by_key])]
-    total = len(judged) + result.removed_sentences
-    return sum(s.supported for s in judged) / total if total else None
+def resolve_gold_phrases(engine: Engine, questions: Sequence[Question]) -> list[Question]:
+    """Questions given gold phrases instead of ids get as gold every indexed paper whose
+    abstract says one of them; a phrase no abstract says is a DatasetError."""
+    asked = [q for q in questions if q.gold_phrases and not q.gold_papers]
+    if not asked:
+        return list(questions)
+    papers = [p for p in engine.library.catalog.papers() if p.has_abstract]
+    found = {q.id: tuple(p.id for p in papers if fact_covered(q.gold_phrases, p.text)) for q in asked}
+    missing = [f"{q.id}: no indexed abstract says {' / '.join(q.gold_phrases)!r}" for q in asked
+               if not found[q.id]]
+    if missing:
+        raise DatasetError("gold phrases that match no paper:\n  " + "\n  ".join(missing))
+    return [replace(q, gold_papers=found[q.id]) if q.id in found else q for q in questions]
 
 
-def _failures(q: Question, result: Any, scores: dict[str, float | None], unanswerable: bool) -> list[str]:
-    out = []
-    if unanswerable and not result.abstained:
-        out.append("answered a question the abstracts do not answer")
-    if not unanswerable and result.abstained:
-        out.append("abstained on an answerable question")
-    if not unanswerable and not result.abstained:
-        out += [f"missing key fact: {' / '.join(f)}"
-                for f in countable_facts(q.key_facts, q.question) if not fact_covered(f, result.text)]
-        if q.gold_papers and not scores["citation_recall"]:
-            out.append("no gold paper cited")
-        if scores["yes_no"] == 0.0:
-            out.append(f"does not open with {q.yes_no!r}")
-    if scores["hit@5"] == 0.0:
-        out.append("no gold paper in the top 5 retrieved")
-    if result.removed_keys:
-        out.append(f"{result.removed_keys} invented citation key(s) removed")
-    if result.removed_sentences:
-        out.append(f"{result.removed_sentences} unsupported sentence(s) removed")
-    return out
+def _block(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> tuple[dict, dict, dict]:
+    """(mean, 95% interval, count) of each score over the rows where it applies."""
+    means, cis, counts = {}, {}, {}
+    for name in names:
+        values = [r["scores"][name] for r in rows if r["scores"].get(name) is not None]
+        means[name] = round(sum(values) / len(values), 4) if values else None
+        ci = interval(values)
+        cis[name] = [round(ci[0], 4), round(ci[1], 4)] if ci else None
+        counts[name] = len(values)
+    return means, cis, counts
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return round(sum(present) / len(present), 4) if present else None
-
-
-def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Averages overall and per question type, abstention, accuracy, latency, tokens."""
-    judged = sorted({name for r in rows for name in r["scores"] if name.startswith("judge_")})
-
-    def block(subset: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        names = (*SCORES, *judged)
-        return {name: _mean([r["scores"].get(name) for r in subset]) for name in names} | {
-            "accuracy": _mean([float(r["correct"]) for r in subset]), "questions": len(subset)}
-
-    answered = [r for r in rows if not r["abstained"]]
-    abstention = abstention_scores([r["abstained"] for r in rows], [r["type"] == "unanswerable" for r in rows])
+def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Every figure overall and per question type, each with its 95% bootstrap interval."""
+    overall, ci, counts = _block(rows, SCORES)
+    by_type, by_type_ci = {}, {}
+    for kind in sorted({r["type"] for r in rows}):
+        by_type[kind], by_type_ci[kind], _ = _block([r for r in rows if r["type"] == kind], SCORES)
+    verdicts = [r["yes_no"] for r in rows if r.get("yes_no")]
     latency = [r["latency_ms"] for r in rows]
-    answerable = [r for r in rows if r["type"] != "unanswerable"]
-    unanswerable = [r for r in rows if r["type"] == "unanswerable"]
+    p50 = interval(latency, "median")
+    abstention = abstention_scores([r["abstained"] for r in rows], [r["type"] == "unanswerable" for r in rows])
+    answered = [float(r["correct"]) for r in rows if not r["abstained"]]
     return {
-        "false_abstentions": sum(r["abstained"] for r in answerable),
-        "false_abstention_rate": _mean([float(r["abstained"]) for r in answerable]),
-        "unanswerable_abstained": _mean([float(r["abstained"]) for r in unanswerable]),
-        "routes": {route: sum(r.get("route") == route for r in rows)
-                   for route in sorted({str(r.get("route")) for r in rows})},
-        "overall": block(rows),
-        "by_type": {t: block([r for r in rows if r["type"] == t]) for t in sorted({r["type"] for r in rows})},
+        "questions": len(rows), "overall": overall, "ci": ci, "n": counts,
+        "by_type": by_type, "by_type_ci": by_type_ci,
+        "yes_no_majority": round(max(verdicts.count("yes"), verdicts.count("no")) / len(verdicts), 4)
+        if verdicts else None,
+        "accuracy": overall["accuracy"], "false_abstention_rate": overall["false_abstention"],
+        "unanswerable_abstained": overall["unanswerable_abstained"],
+        "false_abstentions": sum(r["abstained"] for r in rows if r["type"] != "unanswerable"),
+        "precision_answered": round(sum(answered) / len(answered), 4) if answered else None,
         "abstention_precision": round(abstention["precision"], 4),
         "abstention_recall": round(abstention["recall"], 4),
-        "accuracy": _mean([float(r["correct"]) for r in rows]),
-        "precision_answered": _mean([float(r["correct"]) for r in answered]),
         "latency_p50_ms": round(percentile(latency, 50), 1),
+        "latency_p50_ci": [round(p50[0], 1), round(p50[1], 1)] if p50 else None,
         "latency_p95_ms": round(percentile(latency, 95), 1),
-        "tokens_in": sum(r["tokens_in"] for r in rows), "tokens_out": sum(r["tokens_out"] for r in rows),
+        "routes": {route: sum(r.get("route") == route for r in rows)
+                   for route in sorted({str(r.get("route")) for r in rows})},
+        "tokens_in": sum(r.get("tokens_in", 0) for r in rows),
+        "tokens_out": sum(r.get("tokens_out", 0) for r in rows),
         "generators": sorted({r["generator"] for r in rows}),
+        "judged": counts["judge_support"],
     }
 
 
 def run(engine: Engine, questions: Sequence[Question], out: Path, k: int = 10,
-        tick: Callable[[], None] = lambda: None, judge_with: Any = None) -> dict[str, Any]:
+        tick: Callable[[], None] = lambda: None, judge: Judge | None = None,
+        judge_ids: frozenset[str] | None = None, label: str = "") -> dict[str, Any]:
+    """Answer and grade every question; with a judge, label the answers of ``judge_ids`` (all
+    when None). Writes results.jsonl, summary.json and report.html into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
+    questions = resolve_gold_phrases(engine, questions)
     rows = []
     with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
         for q in questions:
-            row = score_question(engine, q, k, judge_with)
+            use = judge if judge is not None and (judge_ids is None or q.id in judge_ids) else None
+            row = score_question(engine, q, k, use)
             rows.append(row)
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             tick()
-    summary = summarise(rows)
+    summary = summarise(rows) | {"label": label}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     from eval.report import write_report
 
-    write_report(out / "report.html", rows, summary)
+    write_report(out / "report.html", [(label or out.name, rows, summary)])
     return summary

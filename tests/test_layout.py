@@ -72,7 +72,8 @@ def test_the_checker_catches_a_planted_upward_import(tmp_path):
     for folder, text in {"rag/text/words.py": "from rag.answer.intent import Intent\n",
                          "rag/index/store.py": "from ..llm import client\n",
                          "rag/answer/intent.py": "import service.app\n",
-                         "rag/answer/reader.py": "from rag.text.words import x\nfrom rag.answer import intent\n"}.items():
+                         "rag/answer/reader.py": "from rag.text import words\nfrom rag.answer import intent\n",
+                         }.items():
         (tmp_path / folder).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / folder).write_text(text)
     found = upward_imports(tmp_path)

@@ -15,7 +15,7 @@ EXPECTED = {
     "answer": {"question", "sources"},
     "condense": {"history", "question"},
     "rerank": {"question", "sources"},
-    "judge": {"question", "sources", "answer"},
+    "judge": {"passage", "claim"},  # eval/judge.py: one claim against its cited passage
 }
 
 

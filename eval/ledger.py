@@ -1,0 +1,118 @@
+"""eval/ledger.jsonl: one line per look at the test split (`rag eval --split test`), with its
+figures and intervals, the git commit, the date and the generator. The README's test table is
+generated from it, never typed:
+
+    python -m eval.ledger            # print the table from the ledger
+    python -m eval.ledger --write    # put it into README.md between the ledger markers"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from eval.report import HEADLINE
+from rag.settings import PROJECT_ROOT, Settings
+
+LEDGER = PROJECT_ROOT / "eval" / "ledger.jsonl"
+README = PROJECT_ROOT / "README.md"
+BEGIN, END = "<!-- test-ledger:begin -->", "<!-- test-ledger:end -->"
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def generator_of(settings: Settings) -> str:
+    return f"llm:{settings.llm.model}" if settings.llm.configured else "offline"
+
+
+def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path, run_dir: Path) -> dict[str, Any]:
+    figures = {key: {"value": summary["overall"].get(key), "ci": summary["ci"].get(key),
+                     "n": summary["n"].get(key)} for _, key in HEADLINE}
+    figures["yes_no_majority"] = {"value": summary.get("yes_no_majority"), "ci": None, "n": None}
+    figures["latency_p50_ms"] = {"value": summary["latency_p50_ms"], "ci": summary.get("latency_p50_ci"),
+                                 "n": summary["questions"]}
+    dirty = [line for line in _git("status", "--porcelain").splitlines() if "eval/runs/" not in line]
+    return {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "commit": _git("rev-parse", "HEAD"), "uncommitted_changes": len(dirty),
+            "generator": generator_of(settings), "generators": summary["generators"],
+            "split": "test", "questions": summary["questions"],
+            "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest()[:16],
+            "run": str(run_dir), "routes": summary.get("routes", {}), "figures": figures}
+
+
+def append(line: Mapping[str, Any], path: Path = LEDGER) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def read(path: Path = LEDGER) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _fmt(figure: Mapping[str, Any] | None, unit: str = "") -> str:
+    if not figure or figure.get("value") is None:
+        return "-"
+    ci = figure.get("ci")
+    if unit:
+        return f"{figure['value']:.0f}{unit}" + (f" [{ci[0]:.0f}, {ci[1]:.0f}]" if ci else "")
+    return f"{figure['value']:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+def table(lines: list[dict[str, Any]]) -> str:
+    """Markdown: a column per generator, from its newest ledger line (the last line's first)."""
+    newest: dict[str, dict[str, Any]] = {}
+    for line in reversed(lines):
+        newest.setdefault(line["generator"], line)
+    if not newest:
+        return "(no test run in eval/ledger.jsonl yet: run `rag eval --split test`)"
+    cols = list(newest.values())
+    out = ["| metric (95% interval) | " + " | ".join(c["generator"] for c in cols) + " |",
+           "|---|" + "---|" * len(cols)]
+    for label, key in HEADLINE:
+        if all(c["figures"].get(key, {}).get("value") is None for c in cols):
+            continue
+        out.append(f"| {label} | " + " | ".join(_fmt(c["figures"].get(key)) for c in cols) + " |")
+    baseline = " | ".join(_fmt(c["figures"].get("yes_no_majority")) for c in cols)
+    out.append(f"| yes/no majority baseline | {baseline} |")
+    out.append("| latency p50 | " + " | ".join(_fmt(c["figures"].get("latency_p50_ms"), " ms") for c in cols) + " |")
+    out.append("| questions, date, commit | " + " | ".join(
+        f"{c['questions']}, {c['date'][:10]}, `{c['commit'][:9]}`" + (" (uncommitted changes)" if c.get(
+            "uncommitted_changes") else "") for c in cols) + " |")
+    return "\n".join(out)
+
+
+def readme_with_table(readme: str, lines: list[dict[str, Any]]) -> str:
+    head, sep, rest = readme.partition(BEGIN)
+    _, sep2, tail = rest.partition(END)
+    if not sep or not sep2:
+        raise SystemExit(f"README.md has no {BEGIN} ... {END} block")
+    return f"{head}{BEGIN}\n{table(lines)}\n{END}{tail}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="rewrite README.md's test table")
+    args = parser.parse_args()
+    lines = read()
+    if args.write:
+        README.write_text(readme_with_table(README.read_text(encoding="utf-8"), lines), encoding="utf-8")
+        print(f"README.md: test table from {len(lines)} ledger line(s)")
+    else:
+        print(table(lines))
+
+
+if __name__ == "__main__":
+    main()
