@@ -321,6 +321,37 @@ def feedback_export(settings: Settings, out: Path) -> None:
                f"then run `rag eval --dataset {out}`")
 
 
+@cli.command("train-reader")
+@click.option("--dataset", "datasets", multiple=True, type=click.Path(path_type=Path, exists=True),
+              help="Labelled questions (default: eval/datasets/dev.jsonl and train_generated.jsonl). "
+                   "Never the test split.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Where to write the weights (default: rag/assets/reader.json).")
+@click.option("--max-false-abstentions", type=click.FloatRange(0, 0.5), default=0.03, show_default=True,
+              help="Answerable dev questions the answerability threshold may decline (out of fold).")
+@click.pass_obj
+def train_reader(settings: Settings, datasets: tuple[Path, ...], out: Path | None,
+                 max_false_abstentions: float) -> None:
+    """Fit the reader (which sentences answer; whether the abstracts answer) on labelled questions."""
+    from eval.dataset import SPLITS
+    from eval.train_reader import GENERATED, train
+    from rag.answer.model import MODEL_FILE
+    from rag.engine import build_engine
+
+    paths = list(datasets) or [SPLITS["dev"], *([GENERATED] if GENERATED.exists() else [])]
+    if any(p.resolve() == SPLITS["test"].resolve() for p in paths):
+        raise InputError("the test split is never trained on; pass dev or your own questions.")
+    engine = build_engine(settings)
+    try:
+        with click.progressbar(length=sum(1 for p in paths for _ in p.open()), label="reading",
+                               file=None) as bar:
+            trained = train(engine, paths, max_false=max_false_abstentions, tick=lambda: bar.update(1),
+                            out=out or MODEL_FILE)
+    finally:
+        engine.close()
+    click.echo(json.dumps(trained, indent=1))
+
+
 @cli.command("local-llm")
 @click.option("--model", "name", type=click.Choice(["qwen", "smollm2"]), default="qwen",
               show_default=True, help="qwen: Qwen2.5-Coder-1.5B-Instruct; smollm2: a 135M protocol test.")

@@ -1,0 +1,78 @@
+"""The fitted reader's weights: two logistic regressions (which sentence answers; whether the
+evidence answers at all) and the thresholds chosen with them, read from one JSON file that
+``rag train-reader`` writes. Loaded once at start; nothing here is edited by hand."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag.errors import ConfigError
+
+MODEL_FILE = Path(__file__).resolve().parent.parent / "assets" / "reader.json"
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """A standardised logistic regression: p = sigmoid(((x - mean) / scale) . coef + intercept)."""
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+
+    def probability(self, rows: np.ndarray) -> np.ndarray:
+        if rows.size == 0:
+            return np.zeros(0)
+        z = ((rows - self.mean) / self.scale) @ self.coef + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Logistic:
+        return cls(tuple(data["features"]), np.array(data["mean"]), np.array(data["scale"]),
+                   np.array(data["coef"]), float(data["intercept"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "mean": self.mean.round(6).tolist(),
+                "scale": self.scale.round(6).tolist(), "coef": self.coef.round(6).tolist(),
+                "intercept": round(self.intercept, 6)}
+
+
+@dataclass(frozen=True)
+class ReaderModel:
+    sentence: Logistic  # P(the sentence states a key fact of the part)
+    answerable: Logistic  # P(the retrieved abstracts answer the question)
+    thresholds: dict[str, float] = field(default_factory=dict)  # chosen on dev, see ``trained``
+    trained: dict[str, Any] = field(default_factory=dict)  # data, date, cross-validated figures
+
+    def threshold(self, name: str, default: float) -> float:
+        return float(self.thresholds.get(name, default))
+
+    @classmethod
+    def blank(cls, sentence_features: tuple[str, ...], evidence_features: tuple[str, ...]) -> ReaderModel:
+        """Weights of zero (every probability 0.5): what training starts from."""
+        def zero(names: tuple[str, ...]) -> Logistic:
+            n = len(names)
+            return Logistic(names, np.zeros(n), np.ones(n), np.zeros(n), 0.0)
+
+        return cls(zero(sentence_features), zero(evidence_features))
+
+    @classmethod
+    def load(cls, path: Path = MODEL_FILE) -> ReaderModel:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(Logistic.from_dict(data["sentence"]), Logistic.from_dict(data["answerable"]),
+                       {k: float(v) for k, v in data.get("thresholds", {}).items()}, data.get("trained", {}))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"the reader's weights ({path}) cannot be read ({exc}). Reinstall the "
+                              "package, or run `rag train-reader` to write them again.") from None
+
+    def save(self, path: Path = MODEL_FILE) -> None:
+        data = {"sentence": self.sentence.to_dict(), "answerable": self.answerable.to_dict(),
+                "thresholds": {k: round(v, 6) for k, v in self.thresholds.items()}, "trained": self.trained}
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

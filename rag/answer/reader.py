@@ -1,0 +1,121 @@
+"""The fitted reader: which sentences of the retrieved abstracts answer each part of a question,
+and whether the abstracts answer it at all. Both are logistic regressions over features
+(``rag.answer.features`` for sentences, ``evidence_features`` below for the question), fitted on
+dev and generated questions by ``rag train-reader`` and read from ``rag/assets/reader.json``.
+
+The reading it returns is what the offline answer is composed from; with an LLM configured the
+model reads for itself and this verdict is only a hint."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.answer.evidence import Reading, Sentence, _topic_share, says
+from rag.answer.features import KINDS, Candidate, candidates, kind_of, part_features
+from rag.answer.intent import Intent
+from rag.answer.model import ReaderModel
+from rag.index.embedding import Embedder
+from rag.retrieve.keyword import TermStats
+from rag.settings import AnswerSettings
+from rag.text.names import capitalised_terms, is_coined
+from rag.types import ScoredPaper
+
+EVIDENCE = ("best", "best_holding", "second", "top_similarity", "similarity_spread", "topic_share",
+            "unknown_word", "missing_name", "names_said", "parts") + tuple(f"asks_{k}" for k in KINDS)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Candidates scored for every part: probabilities and whether each holds the asked kind."""
+
+    intent: Intent
+    pool: tuple[Candidate, ...]
+    probabilities: tuple[np.ndarray, ...]  # per part, one per candidate
+    holding: tuple[np.ndarray, ...]
+    unknown: str | None  # a capitalised word of the question no indexed chunk says
+    missing: str | None  # a coined name of the question no retrieved abstract says
+    topic_share: float
+
+
+def evidence_features(scored: Scored) -> np.ndarray:
+    """One row of EVIDENCE: how well the best sentences answer, and what is absent."""
+    best = [float(p.max()) if p.size else 0.0 for p in scored.probabilities]
+    held = [float(p[h].max()) if h.any() else 0.0
+            for p, h in zip(scored.probabilities, scored.holding, strict=True)]
+    second = [float(np.sort(p)[-2]) if p.size > 1 else 0.0 for p in scored.probabilities]
+    sims = [c.paper.similarity for c in scored.pool] or [0.0]
+    intent = scored.intent
+    said = (sum(any(says(c.paper, n) for c in scored.pool) for n in intent.names) / len(intent.names)
+            if intent.names else 1.0)
+    kinds = {kind_of(p) for p in intent.parts}
+    row = [min(best, default=0.0), min(held, default=0.0), min(second, default=0.0), max(sims),
+           max(sims) - min(sims), scored.topic_share, float(scored.unknown is not None),
+           float(scored.missing is not None), said, float(len(intent.parts))]
+    return np.array(row + [float(k in kinds) for k in KINDS])
+
+
+class FittedReader:
+    def __init__(self, embedder: Embedder, settings: AnswerSettings, terms: TermStats | None = None,
+                 model: ReaderModel | None = None) -> None:
+        self.embedder, self.settings, self.terms = embedder, settings, terms
+        self.model = model or ReaderModel.load()
+
+    def idf(self, word: str) -> float:
+        return self.terms.weight(word) if self.terms is not None else 1.0
+
+    def score(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Scored:
+        pool = candidates(evidence)
+        unknown = self._unknown_word(intent)
+        said = [n for n in intent.names if any(says(e, n) for e in evidence if e.paper.has_abstract)]
+        missing = next((n for n in intent.names if n not in said and is_coined(n)), None)
+        share = _topic_share(intent, [e for e in evidence if e.paper.has_abstract], self.idf)
+        if not pool:
+            empty = tuple(np.zeros(0) for _ in intent.parts)
+            return Scored(intent, (), empty, tuple(np.zeros(0, bool) for _ in intent.parts), unknown,
+                          missing, share)
+        vectors = self.embedder.embed([p.text for p in intent.parts] + [c.text for c in pool])
+        questions, sentences = vectors[: len(intent.parts)], vectors[len(intent.parts):]
+        probabilities, holding = [], []
+        index = self.model.sentence.features.index("holds")
+        for part, qvec in zip(intent.parts, questions, strict=True):
+            rows = part_features(intent, part, pool, sentences @ qvec, self.idf)
+            probabilities.append(self.model.sentence.probability(rows))
+            holding.append(rows[:, index] > 0.5)
+        return Scored(intent, tuple(pool), tuple(probabilities), tuple(holding), unknown, missing, share)
+
+    def answerable(self, scored: Scored) -> float:
+        return float(self.model.answerable.probability(evidence_features(scored)[None, :])[0])
+
+    def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
+        usable = tuple(e for e in evidence if e.paper.has_abstract)
+        if not usable:
+            return Reading((), (), "no indexed abstract is about this")
+        scored = self.score(intent, usable)
+        parts = tuple(
+            (part, tuple(sorted((Sentence(c.paper, c.text, round(float(p), 4), bool(h))
+                                 for c, p, h in zip(scored.pool, probs, held, strict=True)),
+                                key=lambda s: -s.score)))
+            for part, probs, held in zip(intent.parts, scored.probabilities, scored.holding, strict=True))
+        if self.answerable(scored) < self.model.threshold("answerable", 0.5):
+            return Reading(parts, usable, self._why(scored))
+        return Reading(parts, usable)
+
+    def _unknown_word(self, intent: Intent) -> str | None:
+        if self.terms is None:
+            return None
+        author = set((intent.author or "").split())
+        return next((w for w in capitalised_terms(intent.question)
+                     if w not in author and self.terms.count(w) == 0), None)
+
+    @staticmethod
+    def _why(scored: Scored) -> str:
+        if scored.missing or scored.unknown:
+            return f"none of the indexed abstracts mentions {scored.missing or scored.unknown}"
+        for part, held in zip(scored.intent.parts, scored.holding, strict=True):
+            if part.kind == "number" and not held.any():
+                asked = part.text.removeprefix("and ").strip(" ?.")
+                return f"the closest abstracts give no figure for: {asked}"
+        return "the closest abstracts are about something else"
