@@ -64,8 +64,9 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--rebuild", is_flag=True,
               help="Build the whole index again beside the live one, then swap it in.")
+@click.option("--show-merges", is_flag=True, help="List every merged duplicate with both ids.")
 @click.pass_obj
-def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
+def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merges: bool) -> None:
     """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
     from rag.index.library import open_library
     from rag.ingest.pipeline import ingest as run_ingest
@@ -84,6 +85,8 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
                 lib.close()
     for problem in report.problems:
         click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
+    for merged, kept in report.merges if show_merges else ():
+        click.echo(f"merged {merged} into {kept}")
     rows = sum(p.line is not None for p in report.problems)
     unread = len(report.problems) - rows
     click.echo(

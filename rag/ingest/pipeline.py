@@ -48,6 +48,7 @@ class IngestReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     duplicates_merged: int = 0
+    merges: list[tuple[str, str]] = field(default_factory=list)  # (merged id, kept id)
     removed: int = 0
     repaired: int = 0  # papers re-indexed because their vectors were lost
     unrepaired: int = 0  # papers still without vectors (their files were not read this time)
@@ -253,6 +254,7 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
         to_save[kept.id] = (merge(kept, paper), kept_hash)
         aliases.append((paper.id, kept.id, paper.source, digest))
         report.duplicates_merged += 1
+        report.merges.append((paper.id, kept.id))
     chunks = _write(lib, [p for p, _ in to_save.values()], report)
     lib.catalog.save(to_save.values(), aliases, chunks)
     finder.flush()
