@@ -183,3 +183,29 @@ def test_a_near_copy_of_one_templated_sibling_is_found_among_many(settings, tmp_
                                   write_jsonl(tmp_path / "mine.jsonl", [copy]))
 
     assert report.merges == [("copy-120", target["id"])] and papers == 150
+
+
+def test_papers_an_older_version_merged_wrongly_come_back_on_the_next_ingest(settings, tmp_path):
+    from rag.ingest.formats import read_file
+    from rag.ingest.papers import text_hash
+
+    rows = templated(3)
+    path = write_jsonl(tmp_path / "t.jsonl", rows)
+    ingest_files(settings, path)
+    lib = open_library(settings, embedder=FakeEmbedder())
+    try:  # what the old finder left behind: t-001 and t-002 folded into t-000
+        papers = {p.id: p for p in read_file(path) if not isinstance(p, str) and hasattr(p, "id")}
+        lib.catalog.remove(["t-001", "t-002"])
+        lib.catalog.save([], [(pid, "t-000", "t.jsonl", text_hash(papers[pid])) for pid in ("t-001", "t-002")])
+        assert lib.catalog.count() == 1
+    finally:
+        lib.close()
+
+    report, count = ingest_files(settings, path)
+
+    assert count == 3 and report.indexed == 2 and report.merges == []
+    lib = open_library(settings, embedder=FakeEmbedder())
+    try:
+        assert lib.catalog.get("t-002").text.startswith("We present " + rows[2]["name"])
+    finally:
+        lib.close()

@@ -25,7 +25,7 @@ from rag.index.stamp import read_stamp, write_stamp
 from rag.index.vectors import chroma_client, collection_names
 from rag.ingest.formats import Problem, read_file, scan
 from rag.ingest.origins import Origins, origin_of
-from rag.ingest.papers import DuplicateFinder, merge, text_hash
+from rag.ingest.papers import DuplicateFinder, merge, text_hash, undo_stale_merges
 from rag.settings import Settings
 from rag.types import Chunk, Paper
 
@@ -238,6 +238,7 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
     report.papers += len(papers)
     report.metadata_only += sum(not p.has_abstract for p in papers)
     stored = lib.catalog.hashes(p.id for p in papers)
+    undo_stale_merges(lib.catalog, papers, stored, finder)
     to_save: dict[str, tuple[Paper, str]] = {}
     aliases: list[tuple[str, str, str, str]] = []
     for paper in papers:
