@@ -121,7 +121,12 @@ def filter_options(command):  # type: ignore[no-untyped-def]
 def make_filters(author: str | None, years: str | None, venue: str | None,
                  source: str | None):  # type: ignore[no-untyped-def]
     from rag.retrieve.fusion import Filters, parse_years
+    from rag.text.check import bad_text
 
+    given = {"--author": author, "--year": years, "--venue": venue, "--source": source}
+    for option, value in given.items():
+        if value and (problem := bad_text(value)):
+            raise InputError(f"{option} holds {problem}. Send it as UTF-8 text.")
     year_from, year_to = parse_years(years)
     return Filters(author=author, year_from=year_from, year_to=year_to, venue=venue, source=source)
 

@@ -83,10 +83,15 @@ def check_question(question: str, settings: Settings) -> str:
     return text
 
 
-def _require_index(engine: Engine) -> None:
+def require_index(engine: Engine) -> None:
+    """An empty index, or a catalogue that lost its papers while the vectors stayed, is said
+    with what to run, on every path (ask, search, the catalogue), never answered as 'nothing'."""
     if engine.library.vectors.count() == 0:
         raise IndexNotFoundError("the index is empty. Run `rag ingest` first "
                                  f"(data directory: {engine.settings.data_dir}).")
+    if engine.library.catalog.empty():
+        raise IndexNotFoundError("the paper catalogue is empty while the vector store is not. Run "
+                                 f"`rag ingest` to restore it (data directory: {engine.settings.data_dir}).")
 
 
 def find_papers(engine: Engine, question: str, *, k: int | None = None,
@@ -112,7 +117,7 @@ def find_papers(engine: Engine, question: str, *, k: int | None = None,
 def search(engine: Engine, query: str, k: int | None = None, *, filters: Filters = Filters(),
            mode: str = "hybrid") -> list[ScoredPaper]:
     text = clean_question(check_question(query, engine.settings))
-    _require_index(engine)
+    require_index(engine)
     return find_papers(engine, text, k=k, filters=filters, mode=mode)[0]
 
 
@@ -131,7 +136,7 @@ def answer_stream(engine: Engine, question: str, *, k: int | None = None,
     checked before any of it reaches a client."""
     started = time.perf_counter()
     asked = check_question(question, engine.settings)
-    _require_index(engine)
+    require_index(engine)
     with answer_deadline(engine.settings.llm.timeout):  # one deadline for all the LLM calls
         standalone = engine.rewriter.rewrite(clean_question(asked), history)
         evidence, draft = find_papers(engine, standalone, k=k, filters=filters)

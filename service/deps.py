@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from rag.engine import Engine, check_question
-from rag.errors import IndexNotFoundError, InputError
+from rag.engine import Engine, check_question, require_index
+from rag.errors import InputError
 from rag.retrieve.fusion import Filters, parse_years
 from rag.settings import Settings
 from service.conversations import ConversationLog
-from service.guards import caller_of
+from service.guards import caller_of, url_must_be_utf8
 from service.schemas import FiltersIn
 
 
@@ -23,7 +23,9 @@ def get_log(request: Request) -> ConversationLog:
 
 
 def guard(request: Request) -> str:
-    """Authenticate (when keys are set) and rate-limit; returns the caller's identity."""
+    """Authenticate (when keys are set) and rate-limit; returns the caller's identity. A URL
+    whose escapes are not UTF-8 is refused before it can be read as U+FFFD and searched."""
+    url_must_be_utf8(request.scope)
     caller = caller_of(request, request.app.state.settings.service)
     request.app.state.limiter.check(caller)
     return caller
@@ -49,9 +51,5 @@ def within_limit(text: str, settings: Settings) -> str:
 def ready_question(engine: Engine, question: str) -> str:
     """Validate before any streaming starts, so errors are proper HTTP statuses."""
     text = check_question(within_limit(question, engine.settings), engine.settings)
-    if engine.library.vectors.count() == 0:
-        raise IndexNotFoundError("the index is empty; run `rag ingest`, then retry.")
-    if engine.library.catalog.empty():
-        raise IndexNotFoundError("the paper catalogue is empty while the vector store is not: run "
-                                 "`rag ingest` to restore it, then retry.")
+    require_index(engine)
     return text

@@ -8,6 +8,7 @@ import hmac
 import math
 import threading
 import time
+from urllib.parse import unquote_to_bytes
 
 from fastapi import Request
 from starlette.datastructures import Headers
@@ -45,6 +46,18 @@ class RateLimiter:
                 wait = math.ceil((1.0 - tokens) / self.rate)
                 raise ApiError(429, "rate_limited", f"too many requests; retry in {wait} s.", wait)
             self.buckets[caller] = (tokens - 1.0, now)
+
+
+def url_must_be_utf8(scope: Scope) -> None:
+    """The path and query string, %-escapes decoded, must be UTF-8 (Starlette would read an
+    escape such as %FF as U+FFFD and the search would run on it)."""
+    raw_path = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogateescape")
+    for part, raw in (("path", raw_path), ("query string", scope.get("query_string", b""))):
+        try:
+            unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ApiError(400, "invalid_encoding", f"the {part} holds bytes that are not UTF-8 "
+                           f"({exc.object[exc.start:exc.end].hex()}); send UTF-8, %-escaped.") from None
 
 
 def caller_of(request: Request, settings: ServiceSettings) -> str:
