@@ -268,11 +268,12 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
                        "'[\"a-long-secret\"]' or serve on 127.0.0.1.")
     from rag.index.library import open_library
     from service.app import uvicorn_options
+    from service.slow_clients import server_options
 
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
-                log_level="warning", **uvicorn_options(settings))  # type: ignore[arg-type]
+                log_level="warning", **uvicorn_options(settings), **server_options())  # type: ignore[arg-type]
 
 
 @cli.group("eval", invoke_without_command=True)
