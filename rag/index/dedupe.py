@@ -19,6 +19,7 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 import numpy as np
@@ -85,8 +86,10 @@ class DuplicateFinder:
         self._papers[paper.id] = paper
         for key in band_keys(shingle_hashes(paper.text)):
             self._bands.setdefault(key, []).append(paper.id)
-        for mark in _record_marks(paper):
-            self._records.setdefault(mark, paper)
+        marks = _record_marks(paper)
+        slim = replace(paper, abstract="", text="") if marks else paper  # ids, title, authors only
+        for mark in marks:
+            self._records.setdefault(mark, slim)
 
     def flush(self) -> None:
         """Forget the texts that were added: the catalogue has stored them (with their keys)."""
