@@ -2,6 +2,9 @@
 
 Each synthetic abstract recombines real sentences of the bundled corpus and introduces a unique
 method name; authors come from a pool (with diacritics), years 2010-2024, venues from a pool.
+One paper in 25 is instead a templated near-miss: four fixed abstracts in which only the method
+name, a figure and the authors change, so each template makes a family of papers that share
+almost every shingle and are still distinct papers (none may be merged).
 Embedding goes through a fast deterministic hashing embedder (384 dimensions), so the figures
 are everything else: parsing, duplicate detection, chunking, catalogue, keyword index, Chroma.
 Real MiniLM throughput is measured on a sample and the full-corpus embedding time extrapolated.
@@ -59,6 +62,28 @@ class HashEmbedder:
         return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
 
 
+NEAR_MISS = [
+    "We present {name}, a forecasting model for regional electricity demand that combines a seasonal "
+    "decomposition with a gated temporal convolution over weather covariates. On twelve public grid "
+    "datasets, {name} reduces forecast error by {figure}% relative to the strongest baseline.",
+    "We introduce {name}, a retrieval-augmented tagger for clinical notes. It links each mention to "
+    "an ontology entry before tagging, and on three hospital corpora it raises F1 by {figure} points "
+    "over a fine-tuned encoder while using a tenth of the labelled data.",
+    "{name} is a compiler pass that fuses attention kernels for long sequences. Fused kernels keep "
+    "intermediate scores in shared memory, and on sequences of 64k tokens {name} runs {figure} times "
+    "faster than the unfused baseline with identical outputs.",
+    "This paper proposes {name}, a curriculum for training small vision transformers from scratch. "
+    "Images are presented from coarse to fine resolution, and on ImageNet the schedule reaches a top-1 "
+    "accuracy {figure} points higher than a constant-resolution schedule at equal compute.",
+]
+
+
+def near_miss(i: int) -> str:
+    """Paper i's templated abstract: the template i // 25 % 4, its own name and figure."""
+    template = NEAR_MISS[i // 25 % len(NEAR_MISS)]
+    return template.format(name=f"Tpl{i:07d}Net", figure=3 + i * 7 % 89)
+
+
 def sentences() -> list[str]:
     pool = [s for f in input_files(BUNDLED_CORPUS) for p in read_file(f) if hasattr(p, "text")
             for s in split_sentences(p.text) if 40 < len(s) < 400]
@@ -83,8 +108,9 @@ def synthetic(start: int, count: int, pool: list[str], path: Path) -> None:
             name = f"Syn{i:07d}Net"
             a, b = i % q, i // q
             body = " ".join(pool[k * q + (a + b * k) % q] for k in range(5))
+            abstract = near_miss(i) if i % 25 == 0 else f"We propose {name}, a new method. {body}"
             authors = [f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}{rng.randrange(400)}" for _ in range(3)]
-            out.write(json.dumps({"id": f"syn-{i}", "abstract": f"We propose {name}, a new method. {body}",
+            out.write(json.dumps({"id": f"syn-{i}", "abstract": abstract,
                                   "authors": authors, "year": 2010 + i % 15,
                                   "venue": rng.choice(VENUES)}) + "\n")
 
@@ -138,7 +164,7 @@ def run_mode(mode: str, sizes: list[int], pool: list[str], port: int | None) -> 
             report = ingest(lib, [step], batch_size=256)
             seconds = time.perf_counter() - started
             lib.close()
-            assert report.duplicates_merged == 0, "synthetic papers must never merge"
+            assert report.merges == [], f"distinct papers merged: {report.merges[:5]}"
             row = {"mode": mode, "size": size, "step": size - done, "seconds": seconds,
                    "rate": (size - done) / seconds, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
                    "disk": disk(Path(tmp) / "index")}

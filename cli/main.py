@@ -66,8 +66,9 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--rebuild", is_flag=True,
               help="Build the whole index again beside the live one, then swap it in.")
+@click.option("--show-merges", is_flag=True, help="List every merged duplicate with both ids.")
 @click.pass_obj
-def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
+def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merges: bool) -> None:
     """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
     from rag.index.library import open_library
     from rag.ingest.pipeline import ingest as run_ingest
@@ -86,6 +87,8 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool) -> None:
                 lib.close()
     for problem in report.problems:
         click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
+    for merged, kept in report.merges if show_merges else ():
+        click.echo(f"merged {merged} into {kept}")
     rows = sum(p.line is not None for p in report.problems)
     unread = len(report.problems) - rows
     click.echo(
@@ -120,7 +123,12 @@ def filter_options(command):  # type: ignore[no-untyped-def]
 def make_filters(author: str | None, years: str | None, venue: str | None,
                  source: str | None):  # type: ignore[no-untyped-def]
     from rag.index.filters import Filters
+    from rag.text.check import bad_text
 
+    given = {"--author": author, "--year": years, "--venue": venue, "--source": source}
+    for option, value in given.items():
+        if value and (problem := bad_text(value)):
+            raise InputError(f"{option} holds {problem}. Send it as UTF-8 text.")
     return Filters.parse(author=author, year=years, venue=venue, source=source)
 
 
@@ -261,11 +269,12 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
                        "'[\"a-long-secret\"]' or serve on 127.0.0.1.")
     from rag.index.library import open_library
     from service.app import uvicorn_options
+    from service.slow_clients import server_options
 
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
-                log_level="warning", **uvicorn_options(settings))  # type: ignore[arg-type]
+                log_level="warning", **uvicorn_options(settings), **server_options())  # type: ignore[arg-type]
 
 
 cli.add_command(eval_group)  # rag eval [compare|report|judge-agreement]: eval/cli.py

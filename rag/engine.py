@@ -91,13 +91,19 @@ def check_question(engine: Engine, question: str | CheckedQuestion) -> CheckedQu
     if isinstance(question, CheckedQuestion):
         return question
     text = question_text(question, engine.settings)
+    require_index(engine)
+    return CheckedQuestion(text)
+
+
+def require_index(engine: Engine) -> None:
+    """An empty index, or a catalogue that lost its papers while the vectors stayed, is said
+    with what to run, on every path (ask, search, the catalogue), never answered as 'nothing'."""
     if engine.library.vectors.count() == 0:
         raise IndexNotFoundError("the index is empty. Run `rag ingest` first "
                                  f"(data directory: {engine.settings.data_dir}), then retry.")
     if engine.library.catalog.empty():
-        raise IndexNotFoundError("the paper catalogue is empty while the vector store is not: run "
-                                 "`rag ingest` to restore it, then retry.")
-    return CheckedQuestion(text)
+        raise IndexNotFoundError("the paper catalogue is empty while the vector store is not. Run "
+                                 f"`rag ingest` to restore it (data directory: {engine.settings.data_dir}).")
 
 
 def question_text(question: str, settings: Settings) -> str:

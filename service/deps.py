@@ -7,7 +7,7 @@ from fastapi import Request
 from rag.engine import Engine
 from rag.index.filters import Filters
 from service.conversations import ConversationLog
-from service.guards import caller_of
+from service.guards import caller_of, url_must_be_utf8
 from service.schemas import FiltersIn
 
 
@@ -21,7 +21,9 @@ def get_log(request: Request) -> ConversationLog:
 
 
 def guard(request: Request) -> str:
-    """Authenticate (when keys are set) and rate-limit; returns the caller's identity."""
+    """Authenticate (when keys are set) and rate-limit; returns the caller's identity. A URL
+    whose escapes are not UTF-8 is refused before it can be read as U+FFFD and searched."""
+    url_must_be_utf8(request.scope)
     caller = caller_of(request, request.app.state.settings.service)
     request.app.state.limiter.check(caller)
     return caller

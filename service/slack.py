@@ -32,7 +32,7 @@ from rag.settings import Settings
 from service import slack_blocks as ui
 from service.conversations import ConversationLog
 from service.slack_blocks import ChannelSettings, SlackFilters, SlackSettings, SlackStore, user_hash
-from service.slack_guard import slack_request_problem
+from service.slack_guard import bolt_problem, slack_request_problem
 
 log = logging.getLogger(__name__)
 PATHS = ("/slack/events", "/slack/commands", "/slack/actions")
@@ -233,8 +233,11 @@ def mount_slack(app: FastAPI, settings: Settings, *, slack: SlackSettings | None
         body = await request.body()
         if refused := slack_request_problem(body, request.headers, secret):
             return refused
-        bolt_request = to_bolt_request(request, body)
-        return to_starlette_response(await run_in_threadpool(bot.app.dispatch, bolt_request))
+        bolt_response = await run_in_threadpool(bot.app.dispatch, to_bolt_request(request, body))
+        if replaced := bolt_problem(bolt_response.status, bolt_response.body):
+            log.warning("slack: Bolt answered %s to %s", bolt_response.status, request.url.path)
+            return replaced
+        return to_starlette_response(bolt_response)
 
     for path in PATHS:
         app.add_api_route(path, slack_endpoint, methods=["POST"], include_in_schema=False)

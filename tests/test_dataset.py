@@ -31,7 +31,7 @@ REQUIRED_KEYS = frozenset({"id", "question", "gold_papers", "reference_answer", 
 OPTIONAL_KEYS: frozenset[str] = frozenset({"yes_no", "figures", "near_papers", "invented"})
 TYPES = frozenset({"single", "multi", "list", "metadata", "unanswerable"})
 # Near-duplicates merged into another record: a gold set must name the kept copy.
-MERGED_DUPLICATES = {"003-0365": "000-0061", "001-0201": "001-0193"}
+MERGED_DUPLICATES = {"003-0365": "000-0061"}
 
 MIN_QUESTIONS = 40
 MIN_PER_TYPE = {"multi": 8, "metadata": 6, "unanswerable": 6}

@@ -220,5 +220,5 @@ def test_a_configured_proxy_is_believed(library):
 
 
 def test_problems_are_json_even_for_text_a_caller_cannot_encode(client):
-    reply = client.get("/api/papers/%ED%A0%80")
-    assert reply.status_code == 404 and json.loads(reply.text)["code"] == "paper_not_found"
+    reply = client.get("/api/papers/%ED%A0%80")  # a UTF-16 surrogate, which UTF-8 cannot carry
+    assert reply.status_code == 400 and json.loads(reply.text)["code"] == "invalid_encoding"

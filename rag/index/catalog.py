@@ -198,17 +198,22 @@ class Catalog:
                               (key, not_id)).fetchone()
         return row[0] if row else None
 
-    def band_candidates(self, keys: Iterable[int], not_id: str) -> set[str]:
-        wanted = list(keys)
-        if not wanted:
-            return set()
-        marks = ",".join("?" * len(wanted))
-        rows = self.db.execute(f"SELECT DISTINCT paper_id FROM lsh WHERE band_key IN ({marks})", wanted)
-        return {r[0] for r in rows} - {not_id}
-
-    def text_of(self, paper_id: str) -> str | None:
-        paper = self.get(paper_id)
-        return paper.text if paper else None
+    def band_members(self, keys: Sequence[int], most: int) -> dict[int, list[str]]:
+        """The paper ids of each band key that has at most ``most`` of them (``dedupe.py``); a
+        crowded band (a big family of templated abstracts shares it) costs ``most`` index rows,
+        not one per member, and is left out."""
+        if not keys:
+            return {}
+        one = "SELECT ?, (SELECT count(*) FROM (SELECT 1 FROM lsh WHERE band_key = ? LIMIT ?))"
+        sizes = self.db.execute(" UNION ALL ".join([one] * len(keys)),
+                                [v for k in keys for v in (k, k, most + 1)]).fetchall()
+        wanted = [key for key, size in sizes if 0 < size <= most]
+        found: dict[int, list[str]] = {}
+        for part, marks in batches(wanted):
+            for key, paper_id in self.db.execute(
+                    f"SELECT band_key, paper_id FROM lsh WHERE band_key IN ({marks})", part):
+                found.setdefault(key, []).append(paper_id)
+        return found
 
     # ------------------------------------------------------------------ keyword search
     def keyword_search(self, match: str, limit: int,

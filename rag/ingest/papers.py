@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from rag.index.dedupe import DuplicateFinder  # noqa: F401  (re-exported: ingest and tests use it here)
+from rag.index.catalog import Catalog
+from rag.index.catalog_schema import batches
+from rag.index.dedupe import DuplicateFinder
 from rag.text.clean import content_hash, dedupe_key, normalise
 from rag.text.names import method_name
 from rag.types import Paper
@@ -59,3 +61,22 @@ def merge(kept: Paper, duplicate: Paper) -> Paper:
         method=kept.method or duplicate.method,
         aliases=tuple(dict.fromkeys((*kept.aliases, duplicate.id, *duplicate.aliases))),
     )
+
+
+def undo_stale_merges(catalog: Catalog, papers: list[Paper], stored: dict[str, str],
+                      finder: DuplicateFinder) -> list[str]:
+    """Records an older version merged that today's rules would keep apart (a templated paper
+    folded into its sibling): their alias is dropped and their stored hash forgotten, so this
+    run indexes them as papers of their own. Returns their ids."""
+    ids = [p.id for p in papers if p.id in stored]
+    alias_of: dict[str, str] = {}
+    for part, marks in batches(ids):
+        alias_of.update(catalog.db.execute(
+            f"SELECT alias, paper_id FROM aliases WHERE alias IN ({marks})", part).fetchall())
+    undo = [p.id for p in papers if p.id in alias_of and stored[p.id] == text_hash(p)
+            and finder.find(p) != alias_of[p.id]]
+    if undo:
+        catalog.remove(undo)
+        for paper_id in undo:
+            stored.pop(paper_id)
+    return undo

@@ -25,7 +25,7 @@ from rag.index.stamp import read_stamp, write_stamp
 from rag.index.vectors import chroma_client, collection_names
 from rag.ingest.formats import Problem, read_file, scan
 from rag.ingest.origins import Origins, origin_of
-from rag.ingest.papers import DuplicateFinder, merge, text_hash
+from rag.ingest.papers import DuplicateFinder, merge, text_hash, undo_stale_merges
 from rag.settings import Settings
 from rag.types import Chunk, Paper
 
@@ -48,6 +48,7 @@ class IngestReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     duplicates_merged: int = 0
+    merges: list[tuple[str, str]] = field(default_factory=list)  # (merged id, kept id)
     removed: int = 0
     repaired: int = 0  # papers re-indexed because their vectors were lost
     unrepaired: int = 0  # papers still without vectors (their files were not read this time)
@@ -237,6 +238,7 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
     report.papers += len(papers)
     report.metadata_only += sum(not p.has_abstract for p in papers)
     stored = lib.catalog.hashes(p.id for p in papers)
+    undo_stale_merges(lib.catalog, papers, stored, finder)
     to_save: dict[str, tuple[Paper, str]] = {}
     aliases: list[tuple[str, str, str, str]] = []
     for paper in papers:
@@ -253,6 +255,7 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
         to_save[kept.id] = (merge(kept, paper), kept_hash)
         aliases.append((paper.id, kept.id, paper.source, digest))
         report.duplicates_merged += 1
+        report.merges.append((paper.id, kept.id))
     chunks = _write(lib, [p for p, _ in to_save.values()], report)
     lib.catalog.save(to_save.values(), aliases, chunks)
     finder.flush()

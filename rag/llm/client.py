@@ -32,6 +32,7 @@ Message = dict[str, str]
 Clock = Callable[[], float]
 
 _DEADLINE: ContextVar[float | None] = ContextVar("llm_answer_deadline", default=None)
+_CANCELLED: ContextVar[threading.Event | None] = ContextVar("llm_cancelled", default=None)
 
 
 class ChatModel(Protocol):
@@ -50,6 +51,23 @@ def answer_deadline(seconds: float) -> Iterator[None]:
         yield
     finally:
         _DEADLINE.reset(token)
+
+
+@contextmanager
+def cancelled_when(event: threading.Event) -> Iterator[None]:
+    """Once ``event`` is set (the client of a stream went away), LLM calls made inside this
+    block (in this context, worker threads included) fail at once instead of being sent."""
+    token = _CANCELLED.set(event)
+    try:
+        yield
+    finally:
+        _CANCELLED.reset(token)
+
+
+def _check_cancelled() -> None:
+    event = _CANCELLED.get()
+    if event is not None and event.is_set():
+        raise LLMError("not called: the client went away")
 
 
 def _time_left(default: float) -> float:
@@ -121,10 +139,12 @@ class OpenAIChatModel:
 
     def _request(self, messages: Sequence[Message], stream: bool) -> Any:
         """One call, retried on transient failures while the deadline allows."""
+        _check_cancelled()
         if _time_left(self.settings.timeout) <= 0.05:
             raise LLMError("timed out (the answer's time, RAG_LLM__TIMEOUT, is spent)")
         self.breaker.check()
         for attempt in range(self.settings.retries + 1):
+            _check_cancelled()
             left = _time_left(self.settings.timeout)
             if left <= 0.05:
                 self.breaker.failed("timed out")
@@ -163,6 +183,7 @@ class OpenAIChatModel:
         chunks = self._request(messages, stream=True)
         try:
             for chunk in chunks:
+                _check_cancelled()
                 if _time_left(self.settings.timeout) <= 0:
                     raise LLMError("timed out (the answer's time, RAG_LLM__TIMEOUT, is spent)")
                 if chunk.choices and chunk.choices[0].delta.content:

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream, check_question
 from rag.errors import RagError
@@ -19,6 +19,7 @@ from service.conversations import ConversationLog
 from service.deps import get_engine, get_log, guard, to_filters
 from service.metrics import count_answer
 from service.schemas import SSE, AnswerOut, AskRequest, problems
+from service.streams import until_disconnected
 
 router = APIRouter(tags=["answers"])
 log_error = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def sse(event: str, data: dict) -> str:
 
 @router.post("/api/ask", response_model=AnswerOut, responses=RESPONSES,
              summary="Answer a question with citations (JSON, or SSE with stream=true)")
-async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
+async def ask(body: AskRequest, request: Request, engine: Engine = Depends(get_engine),
               log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
     question = check_question(engine, body.question)  # before streaming: errors are HTTP statuses
     filters = to_filters(body.filters)
@@ -44,7 +45,7 @@ async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
     history = await run_in_threadpool(log.history, conversation, engine.settings.service.conversation_turns)
     if body.stream:
         events = answer_stream(engine, question, k=body.k, filters=filters, history=history)
-        return StreamingResponse(_stream(events, log, conversation), media_type="text/event-stream",
+        return StreamingResponse(_stream(events, log, conversation, request), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     result = await run_in_threadpool(answer, engine, question, k=body.k, filters=filters,
                                      history=history)
@@ -53,12 +54,13 @@ async def ask(body: AskRequest, engine: Engine = Depends(get_engine),
     return answer_json(result, conversation)
 
 
-async def _stream(events, log: ConversationLog, conversation: str) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+async def _stream(events, log: ConversationLog, conversation: str,  # type: ignore[no-untyped-def]
+                  request: Request) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
     """delta* (checked sentences: the engine streams nothing it has not checked), one `citations`
     event (the checked answer), then `done`, always: a failure midway is an `error` event."""
     streamed = False
     try:
-        async for item in iterate_in_threadpool(events):
+        async for item in until_disconnected(events, request):
             if isinstance(item, str):
                 streamed = True
                 yield sse("delta", {"text": item})

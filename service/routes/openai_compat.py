@@ -12,9 +12,9 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream, check_question
 from rag.errors import InputError, RagError
@@ -24,6 +24,7 @@ from service.conversations import ConversationLog
 from service.deps import get_engine, get_log, guard
 from service.metrics import count_answer
 from service.schemas import SSE, ChatCompletionRequest, ChatMessage, problems
+from service.streams import until_disconnected
 
 router = APIRouter(tags=["openai-compatible"])
 MODEL = "abstract-rag"
@@ -57,14 +58,14 @@ async def models() -> dict:
 
 @router.post("/v1/chat/completions", summary="OpenAI-compatible chat completions, cited",
              responses={200: {"content": SSE}, **problems(400, 401, 413, 422, 429, 500, 503)})
-async def chat_completions(body: ChatCompletionRequest, engine: Engine = Depends(get_engine),
+async def chat_completions(body: ChatCompletionRequest, request: Request, engine: Engine = Depends(get_engine),
                            log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
     question, history = split_conversation(body.messages)
     checked = check_question(engine, question)  # before streaming: errors are HTTP statuses
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     if body.stream:
         events = answer_stream(engine, checked, history=history)
-        return StreamingResponse(_chunks(events, completion_id, log), media_type="text/event-stream")
+        return StreamingResponse(_chunks(events, completion_id, log, request), media_type="text/event-stream")
     result = await run_in_threadpool(answer, engine, checked, history=history)
     await run_in_threadpool(log.record, completion_id, result, "openai")
     count_answer(result)
@@ -85,14 +86,15 @@ def _chunk(completion_id: str, delta: dict, finish: str | None = None, **extra: 
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
 
-async def _chunks(events, completion_id: str, log: ConversationLog) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+async def _chunks(events, completion_id: str, log: ConversationLog,  # type: ignore[no-untyped-def]
+                  request: Request) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
     """Checked sentences as content deltas (the engine streams nothing it has not checked), the
     citations in the last chunk, then `[DONE]`, always: a failure midway is an `error` payload,
     which OpenAI clients raise as an APIError."""
     yield _chunk(completion_id, {"role": "assistant", "content": ""})
     streamed = False
     try:
-        async for item in iterate_in_threadpool(events):
+        async for item in until_disconnected(events, request):
             if isinstance(item, str):
                 streamed = True
                 yield _chunk(completion_id, {"content": item})

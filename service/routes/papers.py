@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query
 from starlette.concurrency import run_in_threadpool
 
-from rag.engine import Engine, search
+from rag.engine import Engine, require_index, search
 from rag.index.filters import Filters
 from rag.types import Paper
 from service.deps import get_engine, guard
@@ -13,6 +13,7 @@ from service.guards import ApiError
 from service.schemas import QUESTION_CAP, VISIBLE, YEARS, PaperOut, problems
 
 router = APIRouter(tags=["papers"])
+MAX_PAGE = 10_000_000  # 2 billion papers at the largest size: far from SQLite's 64-bit offsets
 
 
 def paper_out(paper: Paper) -> PaperOut:
@@ -23,7 +24,7 @@ def paper_out(paper: Paper) -> PaperOut:
 
 
 @router.get("/api/search", summary="Retrieval only: papers for a query, with each retriever's rank",
-            responses=problems(401, 422, 429, 500, 503))
+            responses=problems(400, 401, 422, 429, 500, 503))
 async def search_papers(q: str = Query(..., min_length=1, max_length=QUESTION_CAP, pattern=VISIBLE,
                                        examples=["contrastive regression"]),
                         k: int = Query(5, ge=1, le=100),
@@ -41,21 +42,23 @@ async def search_papers(q: str = Query(..., min_length=1, max_length=QUESTION_CA
 
 
 @router.get("/api/papers/{paper_id}", response_model=PaperOut, summary="One paper (aliases resolve)",
-            responses=problems(401, 404, 429, 500))
+            responses=problems(400, 401, 404, 429, 500, 503))
 async def get_paper(paper_id: str, engine: Engine = Depends(get_engine),
                     caller: str = Depends(guard)) -> PaperOut:
     paper = await run_in_threadpool(engine.library.catalog.get, paper_id)
     if paper is None:
+        await run_in_threadpool(require_index, engine)  # not found because nothing is indexed?
         raise ApiError(404, "paper_not_found", f"no paper with id {paper_id!r}; ids look like 000-0001.")
     return paper_out(paper)
 
 
 @router.get("/api/papers", summary="Papers, paged, filtered by author substring and/or text",
-            responses=problems(401, 422, 429, 500))
+            responses=problems(400, 401, 422, 429, 500, 503))
 async def list_papers(author: str | None = Query(None, max_length=200),
                       q: str | None = Query(None, max_length=500),
-                      page: int = Query(1, ge=1), size: int = Query(20, ge=1, le=200),
+                      page: int = Query(1, ge=1, le=MAX_PAGE), size: int = Query(20, ge=1, le=200),
                       engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> dict:
+    await run_in_threadpool(require_index, engine)
     total, papers = await run_in_threadpool(engine.library.catalog.page, Filters(author=author),
                                             q or "", (page - 1) * size, size)
     return {"total": total, "page": page, "size": size,
