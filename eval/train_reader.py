@@ -114,7 +114,7 @@ def out_of_fold(examples: Sequence[Example], c: float, seed: int = 7) -> list[li
 
 def with_probabilities(ex: Example, probs: list[np.ndarray]) -> Scored:
     s = ex.scored
-    return Scored(s.intent, s.pool, tuple(probs), s.holding, s.unknown, s.missing, s.topic_share)
+    return Scored(s.intent, s.pool, tuple(probs), s.holding, s.unknown, s.missing, s.topic_share, s.peaks)
 
 
 def top1(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarray]]) -> float:
@@ -158,6 +158,15 @@ def train(engine: Engine, paths: Sequence[Path], c: float = 0.3, max_false: floa
     started = time.time()
     questions = [q for path in paths for q in load(path) if q.type != "metadata"]
     examples = collect(engine, questions, tick)
+    trained = fit(examples, c, max_false, out)
+    trained["data"] = [str(p.resolve().relative_to(DATASETS.parent.parent)) for p in paths]
+    trained["seconds"] = round(time.time() - started, 1)
+    ReaderModel.load(out).with_trained(trained).save(out)
+    return trained
+
+
+def fit(examples: Sequence[Example], c: float, max_false: float, out: Path) -> dict[str, Any]:
+    """Fit both models on collected examples, choose the thresholds out of fold, write ``out``."""
     probs = out_of_fold(examples, c)
     x, y, _ = sentence_data(examples)
     sentence = fit_logistic(x, y, FEATURES, c)
@@ -170,10 +179,9 @@ def train(engine: Engine, paths: Sequence[Path], c: float = 0.3, max_false: floa
         held = folds == fold
         p_gate[held] = fit_logistic(ev[~held], answerable[~held].astype(int), EVIDENCE, c).probability(ev[held])
     threshold, gate_figures = choose_answerable(p_gate, answerable, max_false)
-    trained = {"data": [str(p.relative_to(DATASETS.parent.parent)) for p in paths], "questions": len(examples),
-               "sentences": int(len(y)), "positive": int(y.sum()), "c": c, "date": time.strftime("%Y-%m-%d"),
-               "cross_validated": {"top1_states_a_fact": round(top1(examples, probs), 4), **gate_figures},
-               "seconds": round(time.time() - started, 1)}
+    trained = {"questions": len(examples), "sentences": int(len(y)), "positive": int(y.sum()), "c": c,
+               "date": time.strftime("%Y-%m-%d"),
+               "cross_validated": {"top1_states_a_fact": round(top1(examples, probs), 4), **gate_figures}}
     model = ReaderModel(sentence, gate, {"answerable": threshold, "list": float(choose_list(examples, probs))},
                         trained)
     model.save(out)

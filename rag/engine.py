@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from rag.answer.citations import attach_citations, keys_of, papers_by_id
+from rag.answer.evidence import Reading
 from rag.answer.intent import Intent, parse_intent
 from rag.answer.listings import author_answer, listing_answer
 from rag.answer.offline import ABSTAIN_TEXT, OfflineAnswerer
@@ -25,6 +26,7 @@ from rag.llm.answerer import LLMAnswerer
 from rag.llm.client import ChatModel, answer_deadline, build_chat_model
 from rag.llm.prompts import load_prompts
 from rag.llm.query import LLMReranker, LLMRewriter
+from rag.llm.structured import Numbered, StructuredReader
 from rag.retrieve.fusion import retrieve
 from rag.retrieve.keyword import TermStats
 from rag.retrieve.query import QueryRewriter, RuleRewriter, clean_question
@@ -44,6 +46,7 @@ class Engine:
     offline: OfflineAnswerer
     scorer: SupportScorer
     llm: LLMAnswerer | None = None  # None: answers are composed offline
+    structured: StructuredReader | None = None  # set in structured mode (small models)
     rewriter: QueryRewriter = field(default_factory=RuleRewriter)
     reranker: Reranker = field(default_factory=NoReranker)
     methods: Mapping[str, list[str]] = field(default_factory=dict)
@@ -69,9 +72,11 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     if model is None:
         return Engine(settings=settings, library=library, offline=offline, scorer=scorer,
                       methods=method_index(library))
+    structured = settings.llm.mode == "structured"
     return Engine(
         settings=settings, library=library, offline=offline, scorer=scorer,
         llm=LLMAnswerer(model, prompts["answer"], scorer, settings.answer.support_threshold),
+        structured=StructuredReader(model, prompts["structured"]) if structured else None,
         rewriter=LLMRewriter(model, prompts["condense"]) if settings.llm.rewrite_followups else RuleRewriter(),
         reranker=LLMReranker(model, prompts["rerank"]) if settings.llm.rerank else NoReranker(),
         methods=method_index(library))
@@ -198,34 +203,49 @@ def guarded(item: ScoredPaper) -> ScoredPaper:
 
 def _generate_checked(engine: Engine, asked: str, standalone: str, intent: Intent,
                       evidence: list[ScoredPaper]) -> Answer:
-    """Route the question: the evidence decides abstention; the LLM (when configured) writes the
-    answer; a model that declines with strong evidence is retried once on fewer abstracts, then
-    overruled by the offline answer; a dead endpoint falls back to the offline answer."""
+    """Route the question. Offline, the fitted reader decides whether the abstracts answer. With
+    an LLM, the model reads the top retrieved abstracts (or, in structured mode, their best
+    sentences numbered) and decides for itself; the reader's verdict never vetoes it. A dead
+    endpoint, or a reply with no supported sentence where the reader finds an answer, falls
+    back to the offline answer."""
     reading = engine.offline.read(intent, evidence)
     offline = engine.offline.compose(intent, reading)
 
     def finish(draft: Draft, generator: str, route: Route, reason: str | None = None) -> Answer:
         return _finish(engine, asked, standalone, evidence, draft, generator, route, reason)
 
-    if engine.llm is None or not reading.answerable:
+    if engine.llm is None or not reading.papers:
         return finish(offline, "offline", Route.OFFLINE)
-    strong = reading.strength >= engine.settings.answer.strong_evidence
     try:
-        safe = [guarded(e) for e in reading.papers]  # the abstracts the reading chose, not all
-        draft = engine.llm.generate(standalone, safe)
-        if draft.declined and strong:  # once more, on only the abstracts that hold the answer
-            best = list(dict.fromkeys(c[0].paper.paper.id for _, c in reading.parts if c))[:2]
-            fewer = [e for e in safe if e.paper.id in best]
-            if len(fewer) < len(safe):
-                draft = engine.llm.generate(standalone, fewer)
+        if engine.structured is not None:
+            draft, name = engine.structured.generate(standalone, numbered(reading, engine.settings)), \
+                engine.structured.name
+        else:
+            top = [guarded(e) for e in evidence if e.paper.has_abstract][: engine.settings.llm.abstracts]
+            draft, name = engine.llm.generate(standalone, top), engine.llm.name
     except LLMError as exc:
         return finish(offline, f"offline (LLM unavailable: {exc})", Route.FALLBACK, f"LLM unavailable: {exc}")
-    result = finish(draft, engine.llm.name, Route.LLM)
-    if result.abstained and strong:
-        why = ("the model declined although the abstracts hold the answer" if draft.declined or
-               draft.abstained else "none of the model's sentences was supported by the abstracts")
+    result = finish(draft, name, Route.LLM, None)
+    if result.abstained and not draft.declined and reading.answerable:
+        why = "none of the model's sentences was supported by the abstracts"
         return finish(offline, "offline", Route.FALLBACK, why)
+    if result.abstained and draft.declined:
+        return replace(result, abstain_reason="the model found no answer in the top abstracts")
     return result
+
+
+def numbered(reading: Reading, settings: Settings) -> list[Numbered]:
+    """The sentences offered to a structured reader: the reader's best over every part, each
+    once, instruction-like text already left out (rag.answer.features.candidates)."""
+    best: dict[str, tuple[float, Numbered]] = {}
+    for _, cands in reading.parts:
+        for c in cands:
+            paper = c.paper.paper
+            source = paper.method or paper.id
+            if c.text not in best or best[c.text][0] < c.score:
+                best[c.text] = (c.score, Numbered(paper.id, source, c.text))
+    ranked = sorted(best.values(), key=lambda sn: -sn[0])[: settings.llm.sentences]
+    return [n for _, n in ranked]
 
 
 def _finish(engine: Engine, asked: str, standalone: str, evidence: list[ScoredPaper],

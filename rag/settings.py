@@ -105,6 +105,8 @@ class AnswerSettings(Group):
     yes_no_candidates: int = Field(5, ge=1, le=20, description="fixed: the best sentences searched "
                                    "for a denial of what a yes/no question asks")
     yes_no_affirming: int = Field(3, ge=1, le=20, description="fixed: ... and for an affirmation")
+    list_papers: int = Field(8, ge=1, le=30, description="fixed (a display cap): papers a list answer "
+                             "shows at most")
     evidence_margin: float = Field(0.1, ge=0, le=1, description="fitted: read papers within this of "
                                    "the best")
     min_answer_score: float = Field(
@@ -129,9 +131,6 @@ class AnswerSettings(Group):
                                        "sentence that says what it proposes is preferred by this")
     max_bonus: float = Field(0.4, ge=0, le=5, description="fixed: the name, intro and mechanism "
                              "bonuses of one sentence add up to at most this")
-    strong_evidence: float = Field(
-        0.55, ge=0, le=3, description="fixed (no dev question has an LLM reply to fit it on offline): "
-        "an LLM that declines with evidence this strong is retried, then overruled")
     support_threshold: float = Field(
         0.54, ge=0, le=1, description="fitted on the dev split of eval/datasets/support_pairs.jsonl: "
         "a sentence whose cited abstracts score below this (rag.answer.support's aligned checker: "
@@ -170,6 +169,17 @@ class LLMSettings(Group):
                          "(refused, HTTP 429/5xx), within the answer's time")
     breaker_seconds: float = Field(15.0, ge=0, description="after a failure, the endpoint is not "
                                    "called for this long (answers fall back at once)")
+    mode: Literal["prose", "structured"] = Field(
+        "prose", description="prose: the model reads the top abstracts and writes a cited answer; "
+        "structured: it picks numbered sentences as JSON under a schema (for small models; "
+        "`rag local-llm` sets it), and the answer is built from those sentences verbatim")
+    abstracts: int = Field(5, ge=1, le=20, description="top retrieved abstracts the model reads "
+                           "(prose mode), by fused retrieval score")
+    sentences: int = Field(12, ge=2, le=60, description="numbered sentences the model picks from "
+                           "(structured mode): the reader's best, over the top abstracts")
+    schema_style: Literal["json_object", "json_schema"] = Field(
+        "json_object", description="how a JSON schema is sent: json_object (llama.cpp, vLLM) or "
+        "json_schema (OpenAI)")
     rewrite_followups: bool = Field(True, description="condense follow-ups with the LLM")
     rerank: bool = Field(False, description="let the LLM reorder retrieved papers")
 

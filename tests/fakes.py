@@ -54,6 +54,7 @@ class FakeChatModel:
     def __init__(self, *replies: str | Exception) -> None:
         self.replies = list(replies)
         self.prompts: list[list[dict[str, str]]] = []
+        self.schemas: list[dict | None] = []
 
     def _next(self, messages) -> str:  # type: ignore[no-untyped-def]
         self.prompts.append(list(messages))
@@ -62,7 +63,8 @@ class FakeChatModel:
             raise reply
         return reply
 
-    def complete(self, messages) -> str:  # type: ignore[no-untyped-def]
+    def complete(self, messages, schema=None) -> str:  # type: ignore[no-untyped-def]
+        self.schemas.append(schema)
         return self._next(messages)
 
     def stream(self, messages):  # type: ignore[no-untyped-def]

@@ -59,10 +59,6 @@ class Reading:
     def answerable(self) -> bool:
         return not self.reason
 
-    @property
-    def strength(self) -> float:
-        best = [s[0].score for _, s in self.parts if s and s[0].holds]
-        return max(best, default=0.0)
 
 
 def says(paper: ScoredPaper, name: str) -> bool:

@@ -50,6 +50,9 @@ class ReaderModel:
     thresholds: dict[str, float] = field(default_factory=dict)  # chosen on dev, see ``trained``
     trained: dict[str, Any] = field(default_factory=dict)  # data, date, cross-validated figures
 
+    def with_trained(self, trained: dict[str, Any]) -> ReaderModel:
+        return ReaderModel(self.sentence, self.answerable, self.thresholds, trained)
+
     def threshold(self, name: str, default: float) -> float:
         return float(self.thresholds.get(name, default))
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.answer.evidence import Reading, Sentence, _topic_share, says
-from rag.answer.features import KINDS, Candidate, candidates, kind_of, part_features
+from rag.answer.features import FEATURES, KINDS, Candidate, candidates, kind_of, part_features
 from rag.answer.intent import Intent
 from rag.answer.model import ReaderModel
 from rag.index.embedding import Embedder
@@ -23,8 +23,10 @@ from rag.settings import AnswerSettings
 from rag.text.names import capitalised_terms, is_coined
 from rag.types import ScoredPaper
 
+PEAKS = ("cos", "idf_coverage", "coverage", "names_said", "paper_says_names")
 EVIDENCE = ("best", "best_holding", "second", "top_similarity", "similarity_spread", "topic_share",
-            "unknown_word", "missing_name", "names_said", "parts") + tuple(f"asks_{k}" for k in KINDS)
+            "unknown_word", "missing_name", "names_said", "parts", "figure_unheld") + \
+    tuple(f"peak_{f}" for f in PEAKS) + tuple(f"asks_{k}" for k in KINDS)
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class Scored:
     unknown: str | None  # a capitalised word of the question no indexed chunk says
     missing: str | None  # a coined name of the question no retrieved abstract says
     topic_share: float
+    peaks: np.ndarray  # per feature of PEAKS: its best value over the candidates (weakest part)
 
 
 def evidence_features(scored: Scored) -> np.ndarray:
@@ -51,10 +54,11 @@ def evidence_features(scored: Scored) -> np.ndarray:
     said = (sum(any(says(c.paper, n) for c in scored.pool) for n in intent.names) / len(intent.names)
             if intent.names else 1.0)
     kinds = {kind_of(p) for p in intent.parts}
+    unheld = any(p.kind == "number" and not h.any() for p, h in zip(intent.parts, scored.holding, strict=True))
     row = [min(best, default=0.0), min(held, default=0.0), min(second, default=0.0), max(sims),
            max(sims) - min(sims), scored.topic_share, float(scored.unknown is not None),
-           float(scored.missing is not None), said, float(len(intent.parts))]
-    return np.array(row + [float(k in kinds) for k in KINDS])
+           float(scored.missing is not None), said, float(len(intent.parts)), float(unheld)]
+    return np.array(row + list(scored.peaks) + [float(k in kinds) for k in KINDS])
 
 
 class FittedReader:
@@ -75,16 +79,17 @@ class FittedReader:
         if not pool:
             empty = tuple(np.zeros(0) for _ in intent.parts)
             return Scored(intent, (), empty, tuple(np.zeros(0, bool) for _ in intent.parts), unknown,
-                          missing, share)
+                          missing, share, np.zeros(len(PEAKS)))
         vectors = self.embedder.embed([p.text for p in intent.parts] + [c.text for c in pool])
         questions, sentences = vectors[: len(intent.parts)], vectors[len(intent.parts):]
-        probabilities, holding = [], []
-        index = self.model.sentence.features.index("holds")
+        probabilities, holding, peaks = [], [], []
         for part, qvec in zip(intent.parts, questions, strict=True):
             rows = part_features(intent, part, pool, sentences @ qvec, self.idf)
             probabilities.append(self.model.sentence.probability(rows))
-            holding.append(rows[:, index] > 0.5)
-        return Scored(intent, tuple(pool), tuple(probabilities), tuple(holding), unknown, missing, share)
+            holding.append(rows[:, FEATURES.index("holds")] > 0.5)
+            peaks.append([rows[:, FEATURES.index(f)].max() for f in PEAKS])
+        return Scored(intent, tuple(pool), tuple(probabilities), tuple(holding), unknown, missing, share,
+                      np.array(peaks).min(axis=0))
 
     def answerable(self, scored: Scored) -> float:
         return float(self.model.answerable.probability(evidence_features(scored)[None, :])[0])

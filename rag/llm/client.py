@@ -38,7 +38,7 @@ _CANCELLED: ContextVar[threading.Event | None] = ContextVar("llm_cancelled", def
 class ChatModel(Protocol):
     name: str
 
-    def complete(self, messages: Sequence[Message]) -> str: ...
+    def complete(self, messages: Sequence[Message], schema: dict[str, Any] | None = None) -> str: ...
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]: ...
 
@@ -137,7 +137,7 @@ class OpenAIChatModel:
         self.tokens_in = 0  # as the endpoint reports them (usage), for cost figures
         self.tokens_out = 0
 
-    def _request(self, messages: Sequence[Message], stream: bool) -> Any:
+    def _request(self, messages: Sequence[Message], stream: bool, schema: dict[str, Any] | None = None) -> Any:
         """One call, retried on transient failures while the deadline allows."""
         _check_cancelled()
         if _time_left(self.settings.timeout) <= 0.05:
@@ -153,7 +153,7 @@ class OpenAIChatModel:
                 reply = self.client.chat.completions.create(
                     model=self.settings.model, messages=list(messages), stream=stream,  # type: ignore[arg-type]
                     temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
-                    timeout=left)
+                    timeout=left, **self._format(schema))
             except Exception as exc:  # openai raises many types; the caller needs one
                 reason = _reason(exc)
                 if attempt < self.settings.retries and _worth_retrying(exc):
@@ -165,8 +165,18 @@ class OpenAIChatModel:
             return reply
         raise AssertionError("unreachable")
 
-    def complete(self, messages: Sequence[Message]) -> str:
-        reply = self._request(messages, stream=False)
+    def _format(self, schema: dict[str, Any] | None) -> dict[str, Any]:
+        """A JSON schema the reply must follow, as the endpoint takes it: llama.cpp's server and
+        vLLM read {"type": "json_object", "schema": ...}; OpenAI reads {"type": "json_schema", ...}."""
+        if schema is None:
+            return {}
+        if self.settings.schema_style == "json_schema":
+            return {"response_format": {"type": "json_schema",
+                                        "json_schema": {"name": "reply", "schema": schema, "strict": True}}}
+        return {"response_format": {"type": "json_object", "schema": schema}}
+
+    def complete(self, messages: Sequence[Message], schema: dict[str, Any] | None = None) -> str:
+        reply = self._request(messages, stream=False, schema=schema)
         try:
             text = reply.choices[0].message.content
             if reply.usage:

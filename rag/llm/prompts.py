@@ -15,6 +15,7 @@ EXPECTED = {
     "answer": {"question", "sources"},
     "condense": {"history", "question"},
     "rerank": {"question", "sources"},
+    "structured": {"question", "sentences"},  # rag/llm/structured.py: numbered sentences in, JSON out
     "judge": {"passage", "claim"},  # eval/judge.py: one claim against its cited passage
 }
 

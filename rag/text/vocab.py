@@ -17,10 +17,10 @@ GENERIC_NAMES = frozenset({
 NEGATIONS = frozenset("""not no never none nothing nowhere neither nor without cannot can't don't
 doesn't didn't isn't aren't wasn't weren't won't wouldn't couldn't shouldn't fail fails failed
 failing unable lack lacks lacking rarely seldom hardly barely free""".split())
-# Words that deny a change or a need: "keeps the weights frozen" answers "does it change them?".
-DENIALS = frozenset("""frozen freeze freezing fixed unchanged intact untouched eliminates eliminate
-eliminating avoids avoid avoiding instead rather decouple decouples decoupled decoupling
-independent independently""".split())
+# Words that deny what follows them in their clause ("avoids retraining", "instead of prompting").
+DENIALS = frozenset("""eliminates eliminate eliminating avoids avoid avoiding instead rather""".split())
+# Words that deny a change to what their clause is about ("keeps the encoder frozen").
+STATE_DENIALS = frozenset("""frozen freeze freezes freezing fixed unchanged intact untouched""".split())
 # Words that end a negation's scope inside a sentence ("does not X but Y": Y is asserted).
 SCOPE_ENDS = frozenset("but while whereas although though however yet and".split())
 

@@ -1,0 +1,53 @@
+"""Yes or no, read from a sentence the way English scopes a negation: a cue ("not", "without",
+"fails to", "instead of", "avoids") governs the few content words after it in its own clause,
+a state word ("frozen", "fixed", "unchanged") denies its whole clause, and an "X-free" compound
+denies X. "Instead of prompting, GlimmerNet fine-tunes the encoder" therefore affirms that it
+fine-tunes the encoder: "instead" governs "prompting", not the clause after the comma."""
+
+from __future__ import annotations
+
+import re
+
+from rag.answer.intent import Part
+from rag.text.lexicon import stem, tokens
+from rag.text.vocab import DENIALS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
+
+SCOPE = 4  # content words a cue reaches, within its clause
+_NEGATED_ASK = re.compile(r"^\s*(?:isn't|aren't|doesn't|don't|didn't|can't|cannot|wasn't|weren't|"
+                          r"won't|wouldn't|shouldn't|hasn't|haven't)\b|^\s*\w+\s+not\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s")
+
+
+def denied_terms(sentence: str, asked: set[str]) -> set[str]:
+    """Stems of the words the sentence negates or denies. Cues the question itself uses ("Does
+    it work without labels?") deny nothing: the question asks about them."""
+    denied: set[str] = set()
+    for clause in _CLAUSE.split(sentence):
+        words = [w.lower() for w in tokens(clause) if w[0].isalpha()]
+        if any(w in STATE_DENIALS and w not in asked for w in words):
+            denied |= {stem(w) for w in words}
+            continue
+        left = 0
+        for w in words:
+            if w.endswith("-free") and w not in asked:
+                denied.add(stem(w.removesuffix("-free")))
+            elif (w in NEGATIONS or w in DENIALS) and w not in asked:
+                left = SCOPE
+            elif w in SCOPE_ENDS:
+                left = 0
+            elif left:
+                denied.add(stem(w))
+                left -= 1
+    return denied
+
+
+def yes_or_no(part: Part, sentence: str, coverage: float = 0.5) -> str:
+    """"Yes" when the sentence says what the question asks about, "No" when it negates or
+    denies it, "" when it covers less than ``coverage`` of the question's focus."""
+    words = {stem(w.removesuffix("-free")) for w in tokens(sentence) if w[0].isalpha()}
+    hits = part.focus & words
+    if not part.focus or len(hits) < coverage * len(part.focus):
+        return ""
+    asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
+    negated = bool(hits & denied_terms(sentence, asked))
+    return "No" if negated != bool(_NEGATED_ASK.match(part.text)) else "Yes"

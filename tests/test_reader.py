@@ -1,0 +1,79 @@
+"""The fitted reader on invented corpora: a list question gets every qualifying paper, each line
+with its own sentence and, when the question asks "how much", its own figure or a line saying its
+abstract gives none; a plain English contrast is not read as a denial; the weights are data
+(rag/assets/reader.json) and a blank model reads nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag.answer.intent import parse_intent
+from rag.answer.model import MODEL_FILE, ReaderModel
+from rag.answer.verdict import yes_or_no
+from rag.engine import answer, build_engine
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.settings import Settings
+
+KV = [
+    ("kv-a", "Long contexts make the key-value cache the memory bottleneck of LLM inference. We propose "
+             "QuillKV, which compresses the KV cache by quantising keys and values to two bits. QuillKV "
+             "reduces KV cache memory by 71% with no loss on LongBench."),
+    ("kv-b", "We introduce FernCache, a method that evicts unimportant tokens from the KV cache during "
+             "decoding. FernCache compresses the KV cache by 5x while keeping answer accuracy on long "
+             "document question answering."),
+    ("kv-c", "Serving long prompts needs a large key-value cache. We present LarkMerge, which merges "
+             "similar key-value pairs across adjacent layers to compress the KV cache. LarkMerge keeps "
+             "quality on summarisation benchmarks."),
+    ("other-1", "We propose TideNet, a forecasting model for coastal flood levels from tide gauges. TideNet "
+                "lowers forecast error by 18% over persistence baselines."),
+    ("other-2", "We study moth wing patterns with a convolutional classifier called WingSort. WingSort "
+                "reaches 93% accuracy on a new museum dataset."),
+    ("other-3", "We present GlacierSeg, which segments glacier outlines in satellite images with a "
+                "vision transformer and improves IoU by 6 points."),
+]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("kv")
+    rows = [{"id": pid, "abstract": text} for pid, text in KV]
+    (folder / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    settings = Settings(data_dir=folder / "index")
+    lib = open_library(settings)  # the real MiniLM embedder: the reader's cosine features need it
+    ingest(lib, [folder / "papers.jsonl"])
+    built = build_engine(settings, library=lib)
+    yield built
+    built.close()
+
+
+def test_a_list_question_names_every_qualifying_paper_with_its_own_figure(engine):
+    result = answer(engine, "Which methods compress the KV cache, and by how much?")
+    cited = {c.paper_id for c in result.citations}
+    assert {"kv-a", "kv-b", "kv-c"} <= cited, result.text
+    assert not cited & {"other-1", "other-2"}, result.text
+    lines = {pid: next(line for line in result.text.splitlines() if f"({pid})" in line)
+             for pid in ("kv-a", "kv-b", "kv-c")}
+    assert "**71%**" in lines["kv-a"] and "**5x**" in lines["kv-b"]
+    assert "gives no figure" in result.text.split(lines["kv-c"])[1].splitlines()[1], result.text
+
+
+def test_a_question_the_abstracts_do_not_answer_is_declined(engine):
+    result = answer(engine, "How many GPUs does QuillKV need for training?")
+    assert result.abstained, result.text
+
+
+def test_a_contrast_in_plain_english_is_not_a_denial():
+    part = parse_intent("Does GlimmerNet fine-tune the encoder?").parts[0]
+    assert yes_or_no(part, "Instead of prompting, GlimmerNet fine-tunes the encoder end to end.") == "Yes"
+    assert yes_or_no(part, "GlimmerNet keeps the encoder frozen and trains a small adapter.") == "No"
+    assert yes_or_no(part, "GlimmerNet does not fine-tune the encoder.") == "No"
+
+
+def test_the_weights_are_a_data_file_written_by_the_training_command():
+    model = ReaderModel.load(MODEL_FILE)
+    assert model.trained.get("data") and "test" not in " ".join(model.trained["data"])
+    assert len(model.sentence.coef) == len(model.sentence.features) > 20
+    assert 0 < model.threshold("answerable", -1) < 1
