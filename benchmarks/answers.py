@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/answers.py [--data-dir DIR] [--limit N]
     RAG_LLM__BASE_URL=http://127.0.0.1:8080/v1 RAG_LLM__MODEL=smollm2 .venv/bin/python benchmarks/answers.py
 
-Prints key-fact accuracy (answerable questions whose every key fact is stated), gold papers
+Prints key-fact accuracy (answerable questions whose every key fact is stated, as `rag eval`
+grades it: in a supported sentence citing a gold paper, not negated), gold papers
 cited, citation validity (keys that pointed at a real source / all keys the generator wrote),
 share of generated sentences that passed the support check, abstention accuracy
 (unanswerable abstained + answerable answered, over all questions) and latency."""
@@ -17,7 +18,8 @@ from pathlib import Path
 from common import indexed_settings
 
 from eval.dataset import DEFAULT_DATASET, load
-from eval.metrics import key_fact_coverage, percentile
+from eval.metrics import percentile
+from eval.run import grade
 from rag.engine import answer, build_engine
 from rag.types import Route
 
@@ -32,17 +34,19 @@ def main() -> None:
     with indexed_settings(args.data_dir) as settings:
         engine = build_engine(settings)
         questions = load(args.dataset)[: args.limit]
-        rows = []
+        rows, stated = [], {}
         for q in questions:
             result = answer(engine, q.question)
             rows.append((q, result))
+            papers = engine.library.catalog.get_many({c.paper_id for c in result.citations} | set(q.gold_papers))
+            stated[q.id] = grade(q, result, papers)["scores"]["key_facts"]
             if args.verbose:
                 print(f"{q.id} [{q.type}] {'ABSTAIN' if result.abstained else ''} "
                       f"{result.generator}: {result.text[:160]!r}")
         engine.close()
     answerable = [(q, r) for q, r in rows if q.type != "unanswerable"]
-    facts = [(q, r) for q, r in answerable if q.key_facts]
-    fact_ok = sum(key_fact_coverage(q.key_facts, r.text) == 1.0 for q, r in facts)
+    facts = [(q, r) for q, r in answerable if stated[q.id] is not None]
+    fact_ok = sum(stated[q.id] == 1.0 for q, _ in facts)
     gold_ok = sum(bool({c.paper_id for c in r.citations} & set(q.gold_papers)) for q, r in answerable)
     valid = sum(len(r.citations) for _, r in rows)
     invalid = sum(r.removed_keys for _, r in rows)

@@ -66,6 +66,28 @@ def _print(summary: dict[str, Any], console: Any) -> None:
                   f"{summary['tokens_in']}/{summary['tokens_out']}; routes {summary['routes']}")
 
 
+def _after(summary: dict[str, Any], settings: Settings, out: Path, *, judged: Any, seconds: float,
+           export: str | None, test: bool) -> None:
+    """What follows a run: the judge's cost, the RAGAS export, and for the test split the ledger line."""
+    from eval import ledger
+    from eval.dataset import SPLITS
+
+    if judged is not None:
+        click.echo(f"judge: {judged.calls} sentence(s) of {summary['judged']} answer(s) labelled; the run took "
+                   f"{seconds:.0f} s")
+    if export == "ragas":
+        from eval.compare import load_run
+        from eval.export import write_ragas
+
+        count = write_ragas(out / "ragas.jsonl", load_run(out)[1])
+        click.echo(f"wrote {count} RAGAS rows to {out / 'ragas.jsonl'}")
+    if test:
+        ledger.append(ledger.entry(summary, settings, SPLITS["test"], out))
+        click.echo(f"test split scored: appended line {len(ledger.read())} to {ledger.LEDGER}; "
+                   "`python -m eval.ledger --write` puts it into the README")
+    click.echo(f"wrote {out}/results.jsonl, summary.json, report.html")
+
+
 def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int, *,
              split: str | None = None, judge: str | None = None, judge_sample: int | None = None,
              judge_endpoint: Any = None, export: str | None = None) -> dict[str, Any]:
@@ -75,7 +97,6 @@ def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from eval import ledger
     from eval.dataset import SPLITS, load
     from eval.run import run
     from rag.engine import build_engine
@@ -102,20 +123,8 @@ def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int,
     finally:
         engine.close()
     _print(summary, Console(width=None if Console().is_terminal else 140))
-    if the_judge is not None:
-        click.echo(f"judge: {the_judge.calls} sentence(s) of {summary['judged']} answer(s) labelled in "
-                   f"{time.perf_counter() - started:.0f} s (whole run)")
-    if export == "ragas":
-        from eval.compare import load_run
-        from eval.export import write_ragas
-
-        count = write_ragas(out / "ragas.jsonl", load_run(out)[1])
-        click.echo(f"wrote {count} RAGAS rows to {out / 'ragas.jsonl'}")
-    if looks_at_test:
-        ledger.append(ledger.entry(summary, settings, SPLITS["test"], out))
-        click.echo(f"test split scored: appended line {len(ledger.read())} to {ledger.LEDGER}; "
-                   "`python -m eval.ledger --write` puts it into the README")
-    click.echo(f"wrote {out}/results.jsonl, summary.json, report.html")
+    _after(summary, settings, out, judged=the_judge, seconds=time.perf_counter() - started,
+           export=export, test=looks_at_test)
     return summary
 
 

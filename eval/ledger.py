@@ -51,12 +51,13 @@ def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path, run_dir
             "run": str(run_dir), "routes": summary.get("routes", {}), "figures": figures}
 
 
-def append(line: Mapping[str, Any], path: Path = LEDGER) -> None:
-    with path.open("a", encoding="utf-8") as handle:
+def append(line: Mapping[str, Any], path: Path | None = None) -> None:
+    with (path or LEDGER).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
-def read(path: Path = LEDGER) -> list[dict[str, Any]]:
+def read(path: Path | None = None) -> list[dict[str, Any]]:
+    path = path or LEDGER
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
