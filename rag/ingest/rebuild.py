@@ -66,25 +66,26 @@ def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None
 
 
 def papers_outside(catalog: Path, paths: Iterable[Path]) -> tuple[int, list[str]]:
-    """Papers of this catalogue that none of these files (or folders) gave, and the names of
-    the files that did give them. Papers indexed before origins were kept count by file name."""
+    """Records of this catalogue (papers, and duplicates merged into them) that none of these
+    files (or folders) gave, and the names of the files that did. Records indexed before origins
+    were kept count by file name."""
     files = [f for p in paths if Path(p).exists() for f in scan(Path(p))[0]]
     origins, names = {origin_of(f) for f in files}, {f.name for f in files}
     db = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True, timeout=30)
     try:
-        rows = db.execute("SELECT p.id, p.source, o.origin FROM papers p "
-                          "LEFT JOIN origins o ON o.paper_id = p.id").fetchall()
-    except sqlite3.OperationalError:  # no origins table: only file names are known
-        rows = [(pid, source, None) for pid, source in db.execute("SELECT id, source FROM papers")]
+        records = db.execute("SELECT id, source FROM papers UNION ALL SELECT alias, source FROM aliases")
+        given: dict[str, tuple[str, set[str]]] = {pid: (source, set()) for pid, source in records}
+        try:
+            for pid, origin in db.execute("SELECT paper_id, origin FROM origins"):
+                if pid in given:
+                    given[pid][1].add(origin)
+        except sqlite3.OperationalError:  # no origins table: only file names are known
+            pass
     finally:
         db.close()
-    given: dict[str, tuple[str, set[str]]] = {}
-    for pid, source, origin in rows:
-        given.setdefault(pid, (source, set()))[1].update([origin] if origin else [])
-    dropped = {pid: (source, found) for pid, (source, found) in given.items()
-               if (found and not found & origins) or (not found and source not in names)}
-    sources = {Path(o).name for _, found in dropped.values() for o in found}
-    sources |= {source for source, found in dropped.values() if not found}
+    dropped = [(source, found) for source, found in given.values()
+               if (found and not found & origins) or (not found and source not in names)]
+    sources = {Path(o).name for _, found in dropped for o in found} | {s for s, found in dropped if not found}
     return len(dropped), sorted(sources)
 
 
@@ -133,14 +134,15 @@ def _remove_strays(lib: Library) -> None:
 
 
 def dropped_papers(old: Path, new: Path) -> int:
-    """Papers of the old catalogue that the new one has neither as a paper nor as an alias."""
+    """Records (papers and merged duplicates) of the old catalogue the new one does not have."""
     if not old.exists() or old.resolve() == new.resolve():
         return 0
     db = sqlite3.connect(f"file:{new}?mode=ro", uri=True, timeout=30)
     try:
         db.execute("ATTACH DATABASE ? AS old", (f"file:{old}?mode=ro",))
-        return int(db.execute("SELECT count(*) FROM old.papers WHERE id NOT IN (SELECT id FROM "
-                              "main.papers) AND id NOT IN (SELECT alias FROM main.aliases)").fetchone()[0])
+        return int(db.execute(
+            "SELECT count(*) FROM (SELECT id FROM old.papers UNION SELECT alias FROM old.aliases) "
+            "WHERE id NOT IN (SELECT id FROM main.papers UNION SELECT alias FROM main.aliases)").fetchone()[0])
     finally:
         db.close()
 
