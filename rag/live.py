@@ -23,7 +23,7 @@ from collections.abc import Callable
 from rag.engine import Engine, build_engine
 from rag.index.library import disagreement, open_library
 from rag.index.snapshots import follow_snapshot, shared_generation, snapshot_token
-from rag.index.stamp import generation_on_disk, stamp_path, stamp_token
+from rag.index.stamp import generation_on_disk, read_stamp, stamp_path, stamp_token
 from rag.llm.client import ChatModel
 from rag.settings import Settings
 
@@ -43,6 +43,7 @@ class LiveEngine:
         self._seen: Token = stamp_token(settings)
         self._failed: tuple[Token, float] | None = None  # a token that failed to open, and when
         self._opening = threading.Lock()
+        self._following = threading.Lock()
         self._published: Token = snapshot_token(settings)
         self._follow_retry = 0.0
         self.open_problem: str | None = None
@@ -106,6 +107,8 @@ class LiveEngine:
         retry = self.follow_problem is not None and time.monotonic() >= self._follow_retry
         if token == self._published and not (force or retry):
             return
+        if not self._following.acquire(blocking=force):
+            return  # the watcher is copying it already
         try:
             follow_snapshot(self.settings)
         except Exception as exc:  # keep serving what we have; say why
@@ -114,6 +117,8 @@ class LiveEngine:
             self._follow_retry = time.monotonic() + RETRY
             log.warning("%s", self.follow_problem)
             return
+        finally:
+            self._following.release()
         self._published, self.follow_problem = token, None
 
     def _reload(self, token: Token, wait: float | None) -> None:
@@ -141,7 +146,8 @@ class LiveEngine:
         log.info("index generation %s opened", engine.library.stamp.generation)
 
     def _open(self, settings: Settings, old: Engine) -> Engine:
-        library = open_library(settings, embedder=old.library.embedder, pinned=True, fresh=True)
+        library = open_library(settings, embedder=old.library.embedder, stamp=read_stamp(settings),
+                               pinned=True, fresh=True)  # followed already, by _follow
         return build_engine(settings, library=library, chat_model=self._chat_model)
 
 

@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import sqlite3
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,7 +116,7 @@ def publish_snapshot(settings: Settings, stamp: Stamp, based_on: int,
     if folder is None:
         return None
     name = catalog_name(stamp.generation)
-    temporary = folder / f"{name}.tmp-{os.getpid()}"
+    temporary = folder / f"{name}.tmp-{os.getpid()}-{threading.get_ident()}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         _backup(inside(settings.data_dir, stamp.catalog), inside(folder, temporary.name))
@@ -159,7 +160,7 @@ def follow_snapshot(settings: Settings) -> bool:
         raise SnapshotMismatch(f"the published stamp in {folder} has no checksum for {name}, so the "
                                f"copy cannot be checked; not taken. {REPUBLISH}")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    temporary = settings.data_dir / f"{name}.tmp-{os.getpid()}"
+    temporary = settings.data_dir / f"{name}.tmp-{os.getpid()}-{threading.get_ident()}"
     try:
         shutil.copyfile(inside(folder, name), inside(settings.data_dir, temporary.name))
         if sha256_of(temporary) != shared.checksum:
@@ -171,7 +172,12 @@ def follow_snapshot(settings: Settings) -> bool:
         return False
     finally:
         temporary.unlink(missing_ok=True)
-    swap_stamp(settings, replace(shared, catalog_of=shared.generation), expected=local)
+    try:
+        swap_stamp(settings, replace(shared, catalog_of=shared.generation), expected=local)
+    except StampConflict:  # another follower (or an ingest) stamped first
+        if generation_on_disk(stamp_path(settings), settings.collection) >= shared.generation:
+            return False
+        raise
     _prune(settings.data_dir, keep=KEEP + 1, live=name)
     log.info("followed published index generation %s", shared.generation)
     return True
