@@ -65,16 +65,20 @@ def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None
         return report
 
 
-def papers_outside(catalog: Path, paths: Iterable[Path]) -> tuple[int, list[str]]:
-    """Records of this catalogue (papers, and duplicates merged into them) that none of these
-    files (or folders) gave, and the names of the files that did. Records indexed before origins
-    were kept count by file name."""
+def papers_outside(catalog: Path, paths: Iterable[Path]) -> tuple[int, int, list[str]]:
+    """Papers of this catalogue, and duplicates merged into papers, that none of these files (or
+    folders) gave, and the names of the files that did. Records indexed before origins were kept
+    count by file name."""
     files = [f for p in paths if Path(p).exists() for f in scan(Path(p))[0]]
     origins, names = {origin_of(f) for f in files}, {f.name for f in files}
     db = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True, timeout=30)
     try:
-        records = db.execute("SELECT id, source FROM papers UNION ALL SELECT alias, source FROM aliases")
-        given: dict[str, tuple[str, set[str]]] = {pid: (source, set()) for pid, source in records}
+        records = db.execute("SELECT id, source, 0 FROM papers UNION ALL SELECT alias, source, 1 FROM aliases")
+        given: dict[str, tuple[str, set[str]]] = {}
+        merged: set[str] = set()
+        for pid, source, alias in records:
+            given[pid] = (source, set())
+            merged.update([pid] if alias else [])
         try:
             for pid, origin in db.execute("SELECT paper_id, origin FROM origins"):
                 if pid in given:
@@ -83,22 +87,25 @@ def papers_outside(catalog: Path, paths: Iterable[Path]) -> tuple[int, list[str]
             pass
     finally:
         db.close()
-    dropped = [(source, found) for source, found in given.values()
-               if (found and not found & origins) or (not found and source not in names)]
-    sources = {Path(o).name for _, found in dropped for o in found} | {s for s, found in dropped if not found}
-    return len(dropped), sorted(sources)
+    dropped = {pid: (source, found) for pid, (source, found) in given.items()
+               if (found and not found & origins) or (not found and source not in names)}
+    sources = {Path(o).name for _, found in dropped.values() for o in found}
+    sources |= {s for s, found in dropped.values() if not found}
+    aliases = len(dropped.keys() & merged)
+    return len(dropped) - aliases, aliases, sorted(sources)
 
 
 def refuse_drops(settings: Settings, live: Stamp, paths: list[Path]) -> None:
     catalog = settings.data_dir / live.catalog
     if not catalog.exists():
         return
-    count, files = papers_outside(inside(settings.data_dir, live.catalog), paths)
-    if count:
+    count, merged, files = papers_outside(inside(settings.data_dir, live.catalog), paths)
+    if count or merged:
         shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
         noun = "paper" if count == 1 else "papers"
+        also = f" (and {merged} duplicate{'s' if merged > 1 else ''} merged into papers)" if merged else ""
         where = "1 file" if len(files) == 1 else f"{len(files)} files"
-        raise InputError(f"{count} {noun} from {where} not in this rebuild would be "
+        raise InputError(f"{count} {noun}{also} from {where} not in this rebuild would be "
                          f"removed ({shown}). List those files too (`rag ingest --rebuild FILE ...`), "
                          "or add --yes to remove them.")
 
@@ -134,15 +141,15 @@ def _remove_strays(lib: Library) -> None:
 
 
 def dropped_papers(old: Path, new: Path) -> int:
-    """Records (papers and merged duplicates) of the old catalogue the new one does not have."""
+    """Papers of the old catalogue the new one has neither as a paper nor as a merged duplicate."""
     if not old.exists() or old.resolve() == new.resolve():
         return 0
     db = sqlite3.connect(f"file:{new}?mode=ro", uri=True, timeout=30)
     try:
         db.execute("ATTACH DATABASE ? AS old", (f"file:{old}?mode=ro",))
         return int(db.execute(
-            "SELECT count(*) FROM (SELECT id FROM old.papers UNION SELECT alias FROM old.aliases) "
-            "WHERE id NOT IN (SELECT id FROM main.papers UNION SELECT alias FROM main.aliases)").fetchone()[0])
+            "SELECT count(*) FROM old.papers WHERE id NOT IN "
+            "(SELECT id FROM main.papers UNION SELECT alias FROM main.aliases)").fetchone()[0])
     finally:
         db.close()
 
