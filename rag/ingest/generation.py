@@ -65,8 +65,8 @@ def begin(settings: Settings, *, rebuild: bool = False) -> Start:
     try:
         live = read_stamp(settings)
     except StampError as exc:
-        live = _recover(settings, exc, rebuild)
-        return Start(live, live.generation if live.generation else 0, shared, recovered=True)
+        live, expected = _recover(settings, exc, rebuild)
+        return Start(live, expected, shared, recovered=True)
     if shared > live.generation:
         raise StoreError(f"the shared folder {settings.store.snapshot_dir} holds generation {shared}, "
                          f"but this machine has {live.generation} and could not take the newer one "
@@ -74,9 +74,10 @@ def begin(settings: Settings, *, rebuild: bool = False) -> Start:
     return Start(live, live.generation, shared)
 
 
-def _recover(settings: Settings, why: StampError, rebuild: bool) -> Stamp:
-    """The newest intact generation on disk, stamped again; for a rebuild with none intact, a
-    starting point after every generation on disk (so it overwrites none of them)."""
+def _recover(settings: Settings, why: StampError, rebuild: bool) -> tuple[Stamp, int]:
+    """The newest intact generation on disk, stamped again (and what the stamp file holds now).
+    For a rebuild with none intact: a starting point after every generation on disk (so it
+    overwrites none of them), stamped only when the rebuild is done."""
     client = chroma_client(settings)
     found = recover_stamp(settings, client)
     expected = generation_on_disk(stamp_path(settings), settings.collection)
@@ -84,7 +85,7 @@ def _recover(settings: Settings, why: StampError, rebuild: bool) -> Stamp:
         swap_stamp(settings, found, expected)
         log.warning("%s; restored generation %s (%s, %s), the newest intact one on disk", why,
                     found.generation, found.catalog, found.collection)
-        return found
+        return found, found.generation
     if not rebuild:
         raise StampError(f"{why} No intact generation was found on disk either: run `rag ingest "
                          "--rebuild` with your files to build the index again.") from why
@@ -92,9 +93,7 @@ def _recover(settings: Settings, why: StampError, rebuild: bool) -> Stamp:
     numbers += [b for name in collection_names(client)
                 if (b := collection_build(settings.collection, name)) is not None]
     last = max(numbers, default=0)
-    stamp = Stamp(generation=last, build=last, catalog_of=last, base=settings.collection)
-    swap_stamp(settings, replace(stamp, papers=0), expected)
-    return stamp
+    return Stamp(generation=last, build=last, catalog_of=last, base=settings.collection), expected
 
 
 def finish(lib: Library, report: Changes, start: Start, lease: Lease | None,
