@@ -147,3 +147,38 @@ def test_a_stamp_naming_a_file_outside_the_data_directory_is_refused_and_creates
     assert "abstracts-evil" not in collection_names(chroma_client(settings))
     report = run_ingest(settings, SEED)  # recovers generation 1 from disk, then goes on
     assert report.recovered and read_stamp(settings).catalog == "papers.sqlite"
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"generation": -1}', "generation is -1"),
+    ('{"format": 2, "generation": 2, "build": 5, "catalog": 0}', "after its generation"),
+    ('{"format": 3, "generation": 2}', "format 3"),
+    ('{"generation": 2, "collection": "other-g2", "catalog": "papers.sqlite"}', "RAG_COLLECTION"),
+    ('{"generation": 2, "collection": "abstracts", "catalog": "/etc/passwd"}', "not a catalogue file name"),
+    ('[1, 2]', "not a JSON object"),
+])
+def test_a_stamp_is_numbers_within_bounds_or_it_is_refused_with_the_reason(text, why):
+    from rag.index.stamp import parse_stamp
+
+    with pytest.raises(ValueError, match=why):
+        parse_stamp(text, "abstracts")
+
+
+def test_a_stamp_written_before_stamps_named_generations_still_opens(tmp_path):
+    from rag.index.stamp import parse_stamp
+
+    old = '{"generation": 4, "collection": "abstracts-g3", "catalog": "papers-g3.sqlite", "papers": 9, "chunks": 9}'
+    stamp = parse_stamp(old, "abstracts")
+    assert (stamp.generation, stamp.collection, stamp.catalog) == (4, "abstracts-g3", "papers-g3.sqlite")
+
+
+def test_a_catalogue_that_links_outside_the_data_directory_is_refused(tmp_path):
+    from rag.index.stamp import StampError
+
+    settings = settings_for(tmp_path)
+    run_ingest(settings, SEED)
+    outside = tmp_path / "elsewhere.sqlite"
+    (settings.data_dir / "papers.sqlite").rename(outside)
+    (settings.data_dir / "papers.sqlite").symlink_to(outside)
+    with pytest.raises(StampError, match="not a file of"):
+        open_library(settings, embedder=FakeEmbedder())
