@@ -6,6 +6,7 @@ catalogue), and Chroma's error for the same condition (benchmarks/soak.py fills 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,28 @@ def test_a_catalogue_that_fills_up_is_one_line_too(tmp_path):
     lib.close()
     assert_one_clear_line(error)
     assert read_stamp(settings).generation == 1
+
+
+def test_a_full_disk_does_not_stop_the_service_answering(tmp_path):
+    """The service writes one thing, its question log; on a full disk that write fails, and the
+    answer must still be served (it was a 500 on every question)."""
+    from fastapi.testclient import TestClient
+
+    from rag.engine import build_engine
+    from service.app import create_app
+
+    settings = indexed(tmp_path)
+    engine = build_engine(settings, library=open_library(settings, embedder=FakeEmbedder(), pinned=True))
+    with TestClient(create_app(settings, engine=engine)) as client:
+        log = client.app.state.log.db
+        log.execute(f"PRAGMA max_page_count = {log.execute('PRAGMA page_count').fetchone()[0] + 1}")
+        with pytest.raises(sqlite3.OperationalError, match="full"):  # fill what is left
+            for _ in range(100):
+                with log:
+                    log.execute("INSERT INTO turns (conversation_id, created, channel, question, answer, "
+                                "abstained, latency_ms) VALUES ('x', 0, 'api', 'q', ?, 0, 0)", ("x" * 900,))
+        for question in ("Which papers study deep neural networks?", "What is pruning used for?"):
+            reply = client.post("/api/ask", json={"question": question})
+            assert reply.status_code == 200, reply.text
+        streamed = client.post("/api/ask", json={"question": "What is pruning used for?", "stream": True})
+        assert streamed.status_code == 200 and "event: done" in streamed.text
