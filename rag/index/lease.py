@@ -64,6 +64,19 @@ def _who(holder: dict) -> str:
     return f"{holder.get('host', '?')} (pid {holder.get('pid', '?')}, since {when})"
 
 
+def _create(mine: Path, path: Path) -> None:
+    """Make ``path`` hold ``mine``'s content, failing with FileExistsError if it exists: a hard
+    link where the storage has them, else an exclusive create."""
+    try:
+        os.link(mine, path)
+    except FileExistsError:
+        raise
+    except OSError:  # storage without hard links (some synced or object-store folders)
+        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(handle, "wb") as out:
+            out.write(mine.read_bytes())
+
+
 def acquire(folder: Path) -> Lease:
     folder.mkdir(parents=True, exist_ok=True)
     token = uuid.uuid4().hex[:12]
@@ -75,7 +88,7 @@ def acquire(folder: Path) -> Lease:
     try:
         for _ in range(3):
             try:
-                os.link(mine, lease.path)
+                _create(mine, lease.path)
                 return lease
             except FileExistsError:
                 pass
@@ -86,7 +99,8 @@ def acquire(folder: Path) -> Lease:
             if age < TTL:
                 raise LeaseHeld(f"another machine is ingesting into the shared index in {folder}: "
                                 f"{_who(lease.holder())}. Wait for it to finish, then run `rag ingest` "
-                                "again (one writer at a time keeps every paper).")
+                                f"again (one writer at a time keeps every paper). If it died, its lease "
+                                f"is taken over {TTL - age:.0f} s from now.")
             log.warning("taking over a writer lease not renewed for %.0f s: %s", age, _who(lease.holder()))
             with suppress(FileNotFoundError):  # only one machine wins this rename
                 os.rename(lease.path, folder / f".lease-stale-{token}")
