@@ -67,34 +67,46 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 @click.option("--rebuild", is_flag=True,
               help="Build the whole index again beside the live one, then swap it in.")
 @click.option("--show-merges", is_flag=True, help="List every merged duplicate with both ids.")
+@click.option("--yes", is_flag=True,
+              help="With --rebuild: remove the papers of files not given (otherwise it refuses).")
+@click.option("--wait", type=click.FloatRange(0, 86_400), default=0, show_default=True,
+              help="Seconds to wait for another ingest of this index to finish, then refuse.")
 @click.pass_obj
-def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merges: bool) -> None:
+def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merges: bool, yes: bool,
+           wait: float) -> None:
     """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
-    from rag.index.library import open_library
-    from rag.ingest.pipeline import ingest as run_ingest
-    from rag.ingest.pipeline import rebuild as run_rebuild
+    from rag.ingest.pipeline import ingest_files
     from rag.ingest.progress import ingest_progress
+    from rag.ingest.rebuild import rebuild as run_rebuild
 
     sources = list(paths) or [settings.corpus_dir]
     with ingest_progress() as progress, stop_on_first_interrupt() as stop_requested:
         if rebuild:
-            report = run_rebuild(settings, sources, progress, should_stop=stop_requested)
+            report = run_rebuild(settings, sources, progress, should_stop=stop_requested,
+                                 drop_others=yes, wait=wait)
         else:
-            lib = open_library(settings)
-            try:
-                report = run_ingest(lib, sources, progress, should_stop=stop_requested)
-            finally:
-                lib.close()
+            report = ingest_files(settings, sources, progress, should_stop=stop_requested, wait=wait)
+    print_ingest_report(report, rebuild, show_merges)
+
+
+def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> None:  # type: ignore[no-untyped-def]
+    if report.recovered:
+        click.echo("recovered: the index stamp (index.json) was unreadable; it was restored from the "
+                   "newest intact generation on disk before this ingest.", err=True)
+    if report.resumed:
+        click.echo(f"resumed the stopped rebuild: {report.chunks_reused} chunks it had embedded "
+                   "were reused.", err=True)
     for problem in report.problems:
         click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
     for merged, kept in report.merges if show_merges else ():
         click.echo(f"merged {merged} into {kept}")
     rows = sum(p.line is not None for p in report.problems)
     unread = len(report.problems) - rows
+    removed = f"{report.removed} removed{' (not in the rebuilt sources)' if rebuild else ''}"
     click.echo(
         f"{report.papers} papers read from {report.files} files ({report.metadata_only} "
         f"without abstract): {report.indexed} indexed, {report.unchanged} unchanged, "
-        f"{report.duplicates_merged} duplicates merged, {report.removed} removed, "
+        f"{report.duplicates_merged} duplicates merged, {removed}, "
         f"{rows} rows skipped{f', {unread} files not read' if unread else ''}; "
         f"{report.chunks_embedded} chunks embedded, {report.chunks_reused} reused; "
         f"{report.seconds:.1f} s; index generation {report.generation}"

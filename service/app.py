@@ -39,7 +39,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         yield
         app.state.log.close()
         if engine is None:
-            app.state.live.current().close()
+            app.state.live.close()
+        else:
+            app.state.live.stop()  # the caller's engine stays the caller's to close
 
     app = FastAPI(title="abstract-rag", lifespan=lifespan, version="0.1.0",
                   description="Questions over paper abstracts; every claim cited.")

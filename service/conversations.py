@@ -4,6 +4,7 @@ a conversation, and every question, answer, citations and latency is kept for ev
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -11,6 +12,8 @@ import uuid
 from pathlib import Path
 
 from rag.types import Answer
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -24,6 +27,7 @@ CREATE INDEX IF NOT EXISTS turns_conversation ON turns(conversation_id, id);
 
 class ConversationLog:
     def __init__(self, path: Path) -> None:
+        self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, check_same_thread=False, timeout=10)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -43,6 +47,15 @@ class ConversationLog:
         return [r[0] for r in reversed(rows)]
 
     def record(self, conversation_id: str, answer: Answer, channel: str = "api") -> None:
+        """Keep the turn; a log that cannot be written (a full disk) costs the log entry, never
+        the answer."""
+        try:
+            self._record(conversation_id, answer, channel)
+        except sqlite3.Error as exc:
+            log.warning("the question log %s could not be written (%s); the answer is served anyway",
+                        self.path, exc)
+
+    def _record(self, conversation_id: str, answer: Answer, channel: str) -> None:
         with self.lock, self.db:
             self.db.execute(
                 "INSERT INTO turns (conversation_id, created, channel, question, standalone, answer,"

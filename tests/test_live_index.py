@@ -90,7 +90,7 @@ def test_an_answer_in_flight_finishes_on_the_index_it_started_with(tmp_path):
     with service(settings) as client:
         live = client.app.state.live
         before = live.current()  # what a request that started now holds
-        rebuild(settings, [new_papers_file(tmp_path, NEW_PAPER)], embedder=FakeEmbedder())
+        rebuild(settings, [new_papers_file(tmp_path, NEW_PAPER)], embedder=FakeEmbedder(), drop_others=True)
         after = live.refresh()
         assert after is not before and after.library.catalog.count() == 1
         old = answer(before, "Which papers study deep neural networks?")
@@ -106,7 +106,7 @@ def test_after_a_rebuild_the_service_answers_from_the_new_index_not_500(tmp_path
         assert still.status_code == 200  # the old generation, until the new one is open
         client.app.state.live.refresh()
         assert ask(client, "What does Zanthorix index?")["citations"][0]["paper_id"] == "new-1"
-        rebuild(settings, [SEED], embedder=FakeEmbedder())  # drops the first generation's collection
+        rebuild(settings, [SEED], embedder=FakeEmbedder(), drop_others=True)  # drops the first generation's collection
         client.app.state.live.refresh()
         assert ask(client, "What does Zanthorix index?")["abstained"]
         assert client.get("/readyz").status_code == 200

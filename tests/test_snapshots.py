@@ -103,9 +103,12 @@ def test_a_folder_that_cannot_be_published_to_is_a_clear_error_and_the_next_inge
 
     writer = machine(tmp_path, "writer", port)
     (tmp_path / "shared").write_text("a file where the shared folder should be")
-    with pytest.raises(StoreError, match="could not be published.*RAG_STORE__SNAPSHOT_DIR"):
+    with pytest.raises(StoreError, match="RAG_STORE__SNAPSHOT_DIR"):
         run_ingest(writer, write(tmp_path, FIRST))
-    assert read_stamp(writer).generation == 1  # the local index was built and stamped
+    assert read_stamp(writer).generation == 0  # refused before writing: no lease, no ingest
     (tmp_path / "shared").unlink()
+    run_ingest(writer, write(tmp_path, FIRST))
+    assert shared_stamp(writer).generation == read_stamp(writer).generation == 1
+    (tmp_path / "shared" / "index.json").unlink()  # a publish that did not happen
     run_ingest(writer, write(tmp_path, FIRST))  # nothing changed locally: it only publishes
-    assert shared_stamp(writer).generation == 1
+    assert shared_stamp(writer).generation == 1 and shared_stamp(writer).checksum

@@ -5,6 +5,7 @@ answering a question never does."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -16,9 +17,11 @@ from rag.index.catalog import Catalog
 from rag.index.chunking import Chunker, chunker_signature
 from rag.index.embedding import Embedder, build_embedder
 from rag.index.snapshots import follow_snapshot
-from rag.index.stamp import Stamp, read_stamp
+from rag.index.stamp import Stamp, inside, read_stamp
 from rag.index.vectors import ChromaIndex, VectorIndex, chroma_client
 from rag.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -54,8 +57,12 @@ def open_library(settings: Settings, *, embedder: Embedder | None = None,
     the embedded vector store is read as it is on disk now (reopening after an ingest)."""
     check_data_dir(settings)
     if stamp is None and settings.store.snapshot_dir is not None:
-        follow_snapshot(settings)  # the newest catalogue another machine published
+        try:
+            follow_snapshot(settings)  # the newest catalogue another machine published
+        except StoreError as exc:  # serve what this machine has; the live index reports it
+            log.warning("%s", exc)
     stamp = stamp or read_stamp(settings)
+    catalog_path = inside(settings.data_dir, stamp.catalog)
     with ThreadPoolExecutor(max_workers=1) as pool:  # load the model while the store opens
         loading = pool.submit(build_embedder, settings.embedding) if embedder is None else None
         client = chroma_client(settings, fresh=fresh) if vectors is None else None
@@ -63,8 +70,21 @@ def open_library(settings: Settings, *, embedder: Embedder | None = None,
     if vectors is None:
         vectors = ChromaIndex(client, stamp.collection, embedder.name,
                               chunker_signature(settings.chunking))
-    catalog = Catalog(settings.data_dir / stamp.catalog, pinned=pinned)
+    catalog = Catalog(catalog_path, pinned=pinned)
     return Library(settings, catalog, vectors, embedder, stamp)
+
+
+def retarget(lib: Library, stamp: Stamp) -> None:
+    """Point a library a writer opened before it took the writer lock at the generation the
+    stamp names now. When another writer stamped in between (a rebuild may have swapped in
+    other files), the catalogue and the vector store are opened again, as they are on disk now."""
+    if lib.stamp != stamp:
+        catalog = Catalog(inside(lib.settings.data_dir, stamp.catalog))
+        vectors = ChromaIndex(chroma_client(lib.settings, fresh=True), stamp.collection,
+                              lib.embedder.name, chunker_signature(lib.settings.chunking))
+        lib.catalog.close()
+        lib.catalog, lib.vectors = catalog, vectors
+    lib.stamp = stamp
 
 
 class MethodNames(Mapping[str, list[str]]):

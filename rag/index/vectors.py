@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from rag.errors import IndexMismatchError, StoreError
+from rag.index.diskspace import DiskFullError, says_disk_full
 from rag.index.filters import VectorFilter
 from rag.types import Chunk, Paper, ScoredChunk
 
@@ -41,6 +42,10 @@ class VectorIndex(Protocol):
     def vectors_by_id(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
     def chunk_ids(self, paper_ids: Sequence[str]) -> set[str]: ...
+
+    def all_ids(self) -> set[str]:
+        """Every chunk id in the collection (a full walk: for cleaning up after a rebuild)."""
+        ...
 
     def delete(self, chunk_ids: Sequence[str]) -> None: ...
 
@@ -163,6 +168,9 @@ def chroma_client(settings: Settings, *, fresh: bool = False) -> Any:
         raise StoreError(f"cannot use the data directory {path}: {exc.strerror or exc}. "
                          "Check its permissions or set RAG_DATA_DIR.") from exc
     except Exception as exc:  # chromadb raises its own types for a damaged store
+        if says_disk_full(exc):  # not damaged: rebuilding would not help
+            raise DiskFullError(f"the vector store in {path} cannot be opened: the disk is full "
+                                f"({exc}). Free some space, then try again.") from exc
         raise StoreError(f"the vector store in {path} cannot be opened ({exc}). "
                          "Run `rag ingest --rebuild` to build it again.") from exc
 
@@ -275,6 +283,16 @@ class ChromaIndex:
             with _reading():
                 absent -= set(self.collection.get(ids=unique[start : start + _BATCH], include=[])["ids"])
         return absent
+
+    def all_ids(self) -> set[str]:
+        """Every chunk id in the collection (a full walk: for cleaning up after a rebuild)."""
+        ids: set[str] = set()
+        while True:
+            with _reading():
+                page = self.collection.get(include=[], limit=5000, offset=len(ids))["ids"]
+            ids.update(page)
+            if len(page) < 5000:
+                return ids
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         if chunk_ids:

@@ -12,18 +12,19 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from rag.errors import FormatError, StoreError
-from rag.index.embedding import Embedder, embed_batched
-from rag.index.library import Library, open_library
-from rag.index.snapshots import publish_snapshot
-from rag.index.stamp import read_stamp, write_stamp
-from rag.index.vectors import chroma_client, collection_names
+from rag.index.diskspace import writing
+from rag.index.embedding import Embedder, build_embedder, embed_batched
+from rag.index.lease import shared_lease
+from rag.index.library import Library, open_library, retarget
 from rag.ingest.formats import Problem, read_file, scan
+from rag.ingest.generation import begin, finish
 from rag.ingest.origins import Origins, origin_of
 from rag.ingest.papers import DuplicateFinder, merge, text_hash, undo_stale_merges
 from rag.settings import Settings
@@ -53,6 +54,8 @@ class IngestReport:
     repaired: int = 0  # papers re-indexed because their vectors were lost
     unrepaired: int = 0  # papers still without vectors (their files were not read this time)
     generation: int = 0
+    recovered: bool = False  # the stamp was unreadable and restored from the newest intact generation
+    resumed: bool = False  # a rebuild that took up where a stopped one left off
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -67,20 +70,22 @@ def count_lines(path: Path) -> int:
 
 
 @contextmanager
-def writer_lock(data_dir: Path) -> Iterator[None]:
+def writer_lock(data_dir: Path, wait: float = 0.0) -> Iterator[None]:
     """One writer at a time: embedded Chroma is thread-safe but not process-safe, so ingest
-    holds an exclusive lock; the HTTP service (any number of workers) only reads."""
+    holds an exclusive lock; the HTTP service (any number of workers) only reads. Another
+    writer is waited for up to ``wait`` seconds, then refused."""
     data_dir.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + max(wait, 0.5)  # a reader testing the lock holds it for microseconds
     with (data_dir / "writer.lock").open("w") as handle:
-        for attempt in range(20):  # a reader testing the lock (/readyz) holds it for microseconds
+        while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if attempt == 19:
+                if time.monotonic() >= deadline:
                     raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it "
-                                     "to finish.") from None
-                time.sleep(0.025)
+                                     "to finish (or pass --wait SECONDS to wait for it).") from None
+                time.sleep(0.025 if wait < 1 else 0.2)
         try:
             yield
         finally:
@@ -88,71 +93,47 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
 
 
 def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None,
-           batch_size: int = 64, should_stop: StopCheck = lambda: False) -> IngestReport:
-    """Add, update and remove papers in the live index in place, then stamp a new generation."""
-    with writer_lock(lib.settings.data_dir):
+           batch_size: int = 64, should_stop: StopCheck = lambda: False,
+           wait: float = 0.0) -> IngestReport:
+    """Add, update and remove papers in the live index in place, then stamp a new generation.
+    The live generation is read once the writer lock is held (``generation.begin``): a library
+    opened before, while a rebuild swapped in other files, is pointed at those first."""
+    settings = lib.settings
+    with writing(settings.data_dir, settings.store.mode == "server"), \
+            shared_lease(settings) as lease, writer_lock(settings.data_dir, wait):
+        start = begin(settings)
+        retarget(lib, start.live)
         report = _ingest(lib, paths, progress, batch_size, should_stop)
-        _publish(lib, report)
+        report.recovered = start.recovered
+        finish(lib, report, start, lease)
         return report
 
 
-def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None = None, *,
-            embedder: Embedder | None = None, batch_size: int = 64,
-            should_stop: StopCheck = lambda: False) -> IngestReport:
-    """Build the whole index again into a new catalogue file and collection, beside the live
-    ones (which keep serving), and swap them in at the end by writing the stamp. The writer
-    lock is taken first. Stopped half-way, the live index is untouched."""
-    with writer_lock(settings.data_dir):
-        live = read_stamp(settings)
-        target = live.next_build(settings.collection)
-        _drop(settings, target.collection, target.catalog)
-        lib = open_library(settings, embedder=embedder, stamp=target)
+def ingest_files(settings: Settings, paths: Iterable[Path], progress: Progress | None = None, *,
+                 embedder: Embedder | None = None, batch_size: int = 64,
+                 should_stop: StopCheck = lambda: False, wait: float = 0.0) -> IngestReport:
+    """`rag ingest`: the library is opened once the writer lock is held, on the generation the
+    stamp names then (or, when the stamp is unreadable, on the one recovered from disk)."""
+    embedder = embedder or build_embedder(settings.embedding)  # loads before the lock is taken
+    with writing(settings.data_dir, settings.store.mode == "server"), \
+            shared_lease(settings) as lease, writer_lock(settings.data_dir, wait):
+        start = begin(settings)
+        lib = open_library(settings, embedder=embedder, stamp=start.live)
         try:
             report = _ingest(lib, paths, progress, batch_size, should_stop)
-            _publish(lib, report, force=True)
+            report.recovered = start.recovered
+            finish(lib, report, start, lease)
         finally:
             lib.close()
-        _drop_old_generations(settings, keep={live.collection, target.collection},
-                              keep_files={live.catalog, target.catalog})
         return report
 
 
-def _publish(lib: Library, report: IngestReport, force: bool = False) -> None:
-    """Stamp the finished ingest as a new generation, last (only if anything changed)."""
-    live = read_stamp(lib.settings)
-    changed = report.indexed or report.removed or report.repaired or report.duplicates_merged
-    if not (force or changed or live.generation == 0):
-        report.generation = live.generation
-        publish_snapshot(lib.settings, live)  # if an earlier run could not
-        return
-    stamp = replace(lib.stamp, generation=max(live.generation + 1, lib.stamp.generation),
-                    papers=lib.catalog.count(), chunks=lib.catalog.chunk_count())
-    lib.catalog.set_meta({"generation": str(stamp.generation), "collection": stamp.collection})
-    write_stamp(lib.settings, stamp)
-    lib.stamp = stamp
-    publish_snapshot(lib.settings, stamp)
-    report.generation = stamp.generation
+def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None = None,
+            **options: Any) -> IngestReport:
+    """``rag.ingest.rebuild.rebuild``, found here too."""
+    from rag.ingest.rebuild import rebuild as run
 
-
-def _drop(settings: Settings, collection: str, catalog: str) -> None:
-    client = chroma_client(settings)
-    if collection in collection_names(client):
-        client.delete_collection(collection)
-    for suffix in ("", "-wal", "-shm"):
-        (settings.data_dir / f"{catalog}{suffix}").unlink(missing_ok=True)
-
-
-def _drop_old_generations(settings: Settings, keep: set[str], keep_files: set[str]) -> None:
-    """Collections and catalogue files older than the previous generation (which a service may
-    still be reading until it notices the swap) are removed."""
-    base = settings.collection
-    client = chroma_client(settings)
-    for name in collection_names(client):
-        if (name == base or name.startswith(f"{base}-g")) and name not in keep:
-            client.delete_collection(name)
-    for path in settings.data_dir.glob("papers*.sqlite"):
-        if path.name not in keep_files:
-            _drop(settings, "", path.name)
+    return run(settings, paths, progress, **options)
 
 
 def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,

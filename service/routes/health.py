@@ -17,29 +17,34 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz", responses={503: {"description": "starting, or the index is empty or "
-                                                  "unreachable; see Retry-After"}})
+@router.get("/readyz", responses={503: {"description": "starting, or the index is empty, "
+                                                  "unreachable, or a new generation could not be "
+                                                  "opened; see Retry-After"}})
 async def readyz(request: Request) -> JSONResponse:
+    """Ready when the generation it serves is readable and consistent. Reports the generation
+    served next to the newest one known (the local stamp, or the published one)."""
     live = getattr(request.app.state, "live", None)
     if live is None:
         return JSONResponse(status_code=503, headers={"Retry-After": "5"},
                             content={"code": "starting", "message": "the engine is still loading."})
-    engine = live.current()
     try:
+        engine = await run_in_threadpool(live.current)
         chunks = await run_in_threadpool(engine.library.vectors.count)
         papers = await run_in_threadpool(engine.library.catalog.count)
         problem = await run_in_threadpool(index_problem, live)
+        generations = {"generation": engine.library.stamp.generation,
+                       "newest_generation": await run_in_threadpool(live.newest)}
     except Exception as exc:  # the store itself is unreachable or broken
         return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
             "code": "store_unavailable", "message": f"the vector store does not answer ({exc})."})
     if chunks == 0:
         return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
-            "code": "index_empty", "message": "the index is empty; run `rag ingest`."})
+            "code": "index_empty", "message": "the index is empty; run `rag ingest`.", **generations})
     if problem:
+        code = "index_inconsistent" if live.problem is None else "index_not_current"
         return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
-            "code": "index_inconsistent", "message": problem})
-    return JSONResponse({"status": "ready", "papers": papers, "chunks": chunks,
-                         "generation": engine.library.stamp.generation,
+            "code": code, "message": problem, **generations})
+    return JSONResponse({"status": "ready", "papers": papers, "chunks": chunks, **generations,
                          "generator": engine.generator.name})
 
 
