@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from rag.index.dedupe import DuplicateFinder  # noqa: F401  (re-exported: ingest and tests use it here)
 from rag.text.clean import content_hash, dedupe_key, method_name, normalise
+from rag.text.latex import READABLE_FIELDS, latex_to_text, readable
 from rag.types import Paper
 
 _ORG_TAGS = re.compile(r"\s+·\s+.*$")
@@ -14,10 +15,14 @@ _ET_AL = re.compile(r",?\s*et al\.?\s*$")
 
 
 def make_paper(paper_id: str, abstract: str, **meta: object) -> Paper:
-    """A Paper with its normalised text and the method name its abstract introduces."""
-    abstract = abstract.strip()
+    """A Paper with its LaTeX made readable (abstract, title, venue, authors; the original
+    abstract kept when it differs), its normalised text and the method name it introduces."""
+    original = abstract.strip()
+    abstract = latex_to_text(original).strip()
     text = normalise(abstract) if abstract else ""
-    return Paper(id=paper_id, abstract=abstract, text=text, method=method_name(text), **meta)  # type: ignore[arg-type]
+    meta = {k: readable(v) if k in READABLE_FIELDS else v for k, v in meta.items()}
+    return Paper(id=paper_id, abstract=abstract, text=text, method=method_name(text),  # type: ignore[arg-type]
+                 original=original if original != abstract else None, **meta)
 
 
 def seed_id(file_name: str, line: int) -> str:
@@ -41,7 +46,8 @@ def split_authors(raw: str) -> tuple[tuple[str, ...], bool]:
 
 def text_hash(paper: Paper) -> str:
     """What decides whether a paper must be re-indexed: its text and its metadata."""
-    fields = (paper.text, paper.title, paper.authors, paper.year, paper.venue, paper.url)
+    fields = (paper.text, paper.title, paper.authors, paper.year, paper.venue, paper.url,
+              paper.abstract, paper.doi, paper.arxiv_id)
     return content_hash(repr(fields))
 
 
@@ -55,6 +61,8 @@ def merge(kept: Paper, duplicate: Paper) -> Paper:
         year=kept.year or duplicate.year,
         venue=kept.venue or duplicate.venue,
         url=kept.url or duplicate.url,
+        doi=kept.doi or duplicate.doi,
+        arxiv_id=kept.arxiv_id or duplicate.arxiv_id,
         method=kept.method or duplicate.method,
         aliases=tuple(dict.fromkeys((*kept.aliases, duplicate.id, *duplicate.aliases))),
     )
