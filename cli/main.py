@@ -57,6 +57,8 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     """Ask questions about a collection of paper abstracts; every claim is cited."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    # bibtexparser logs each broken entry; ingest reports it already, as file:line and reason
+    logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
     ctx.obj = Settings()
 
 

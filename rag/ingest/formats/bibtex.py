@@ -136,5 +136,7 @@ def _failure(block: ParsingFailedBlock) -> str:
     if isinstance(block, DuplicateBlockKeyBlock):
         first = (block.previous_block.start_line or 0) + 1
         return f"entry {block.key}: the same key as the entry at line {first}; skipped"
-    detail = " ".join(str(getattr(block.error, "message", "") or block.error).split())
+    error = block.error
+    detail = " ".join(str(getattr(error, "abort_reason", None) or getattr(error, "message", None)
+                          or error).split()).rstrip(".")
     return f"malformed entry (unbalanced braces or quotes, or a missing comma: {detail}); skipped"
