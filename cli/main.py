@@ -134,7 +134,7 @@ def print_answer(result) -> None:  # type: ignore[no-untyped-def]
     if result.citations:
         click.echo()
         for c in result.citations:
-            click.echo(f"[{c.key}] {c.label}")
+            click.echo(f"[{c.key}] {c.label}" + (f"\n    {c.link}" if c.link else ""))
     else:
         if result.abstain_reason:
             click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)")

@@ -47,6 +47,8 @@ class RetrievalSettings(BaseModel):
     dense_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(1.0, ge=0)
     name_weight: float = Field(1.0, ge=0, description="papers whose method name the query says")
+    title_weight: float = Field(3.0, ge=1, le=50, description="keyword search: a word of a paper's "
+                                "title counts this many times a word of its abstract (BM25 column weight)")
     mmr: bool = Field(False, description="diversify the papers passed to the answerer")
     mmr_weight: float = Field(0.7, ge=0, le=1, description="relevance vs. novelty in MMR")
     mmr_pool: int = Field(15, ge=1, description="fused papers MMR chooses from")
