@@ -26,8 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag.errors import IndexMismatchError, StoreError
-from rag.index.catalog_schema import (
-    MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION, batches, dump_paper, load_paper)
+from rag.index.catalog_schema import MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION, batches, dump_paper, load_paper
 from rag.index.dedupe import band_keys, shingle_hashes
 from rag.index.filters import Filters, paper_condition
 from rag.text.clean import content_hash, dedupe_key
