@@ -37,8 +37,8 @@ def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Pr
         yield Problem(path.name, None, f"unreadable BibTeX ({type(exc).__name__}: {exc}); file skipped")
         return
     strings: dict[str, str] = {}
-    for block in library.strings:
-        strings[block.key.lower()] = resolve(block.value, strings)
+    for macro in library.strings:
+        strings[macro.key.lower()] = resolve(macro.value, strings)
     own = {e.key.lower(): {f.key.lower(): resolve(f.value, strings) for f in e.fields}
            for e in library.entries}
     parents = {f["crossref"].strip().lower() for f in own.values() if "crossref" in f}

@@ -17,15 +17,15 @@ def is_openalex(item: dict[str, Any]) -> bool:
 
 def from_openalex(work: dict[str, Any]) -> Row:
     """Raises ValueError when ``abstract_inverted_index`` is not a word -> positions map."""
-    location = work.get("primary_location") if isinstance(work.get("primary_location"), dict) else {}
-    source = location.get("source") if isinstance(location.get("source"), dict) else {}
+    location = _dict(work.get("primary_location"))
+    source = _dict(location.get("source"))
     authorships = work.get("authorships") if isinstance(work.get("authorships"), list) else []
     ident = str(work.get("id") or "")
     return {
         "id": ident.rsplit("/", 1)[-1] if ident.startswith("https://openalex.org/") else ident or None,
         "title": work.get("title") or work.get("display_name"),
         "abstract": rebuild_abstract(work.get("abstract_inverted_index")),
-        "authors": [_author(a) for a in authorships if _author(a)],
+        "authors": [name for name in map(_author, authorships or []) if name],
         "authors_truncated": bool(work.get("is_authors_truncated")),
         "year": work.get("publication_year") or work.get("publication_date"),
         "venue": text_of(source.get("display_name")),
@@ -52,17 +52,21 @@ def rebuild_abstract(index: Any) -> str | None:
     return " ".join(word for _, word in sorted(placed))
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _author(authorship: Any) -> str | None:
     if not isinstance(authorship, dict):
         return None
-    author = authorship.get("author") if isinstance(authorship.get("author"), dict) else {}
+    author = _dict(authorship.get("author"))
     return text_of(author.get("display_name")) or text_of(authorship.get("raw_author_name"))
 
 
 def _arxiv(work: dict[str, Any]) -> str | None:
     """arXiv appears as one of the work's locations (its landing page or PDF)."""
-    locations = work.get("locations") if isinstance(work.get("locations"), list) else []
-    for location in [work.get("primary_location"), *locations]:
+    locations = work.get("locations")
+    for location in [work.get("primary_location"), *(locations if isinstance(locations, list) else [])]:
         if isinstance(location, dict):
             for key in ("landing_page_url", "pdf_url"):
                 if found := arxiv_id_of(location.get(key)):
