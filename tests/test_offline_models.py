@@ -7,8 +7,8 @@ import socket
 import numpy as np
 import pytest
 
-from rag.index import embedding
 from rag.errors import EmbeddingError
+from rag.index import embedding
 from rag.index.chunking import Chunker, encoding, tiktoken_cache_dir
 from rag.ingest.papers import make_paper
 from rag.settings import ChunkingSettings, EmbeddingSettings
