@@ -16,7 +16,7 @@ from functools import lru_cache
 
 log = logging.getLogger(__name__)
 
-_MARKERS = re.compile(r"[\\{}$~]|--")
+_MARKER_CHARS = re.compile(r"[\\{}$~]")
 _URL = re.compile(r"(https?://[^\s{}]+)")
 _URL_MACRO = re.compile(r"\\url\{([^{}]*)\}")
 _HREF_MACRO = re.compile(r"\\href\{([^{}]*)\}\{([^{}]*)\}")
@@ -24,6 +24,7 @@ _MATH = re.compile(r"(?<!\\)\$(?!\s)([^$]{1,300}?)(?<![\s\\])\$")
 _MATHLIKE = re.compile(r"[\\^_{}=<>]|^\S{1,12}$")
 _TIE = re.compile(r"(?<=\S)~(?=\S)")
 _SPACES = re.compile(r"\s+")
+_SPLIT = re.compile(r"(\s+)")
 # What pylatexenc would read as LaTeX syntax but plain text means literally: kept aside as
 # private-use characters and put back after the conversion.
 _KEEP = {"%": "\ue000", "&": "\ue001", "$": "\ue002", "~": "\ue003", "#": "\ue004"}
@@ -60,7 +61,7 @@ def _converter():  # type: ignore[no-untyped-def]
     db.add_context_category("abstract-rag", prepend=True, macros=macros)
     # an unknown (user-defined) macro keeps its name: "\our" -> "our", never silently nothing
     db.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=lambda node, *_: node.macroname))
-    return Converter(latex_context=db, math_mode="text")
+    return Converter(latex_context=db, math_mode="text"), latexwalker.get_default_latex_context_db()
 
 
 READABLE_FIELDS = frozenset({"title", "venue", "authors"})  # of a paper record, besides its abstract
@@ -77,7 +78,7 @@ def readable(value: object) -> object:
 
 
 def has_latex(text: str) -> bool:
-    return bool(_MARKERS.search(text))
+    return "--" in text or _MARKER_CHARS.search(text) is not None
 
 
 def latex_to_text(text: str) -> str:
@@ -94,14 +95,42 @@ def latex_to_text(text: str) -> str:
 def _convert(text: str) -> str:
     if not has_latex(text) or _PRIVATE.search(text):  # (private-use characters: left alone)
         return text
-    prepared = _protect(text)
+    out = [_parse(group) if has_latex(group) else group for group in _groups(_protect(text))]
+    return "".join(out).translate(_RESTORE)
+
+
+def _groups(text: str) -> list[str]:
+    """The text cut at white space outside braces and math, so that only the pieces holding
+    LaTeX are parsed (pylatexenc reads character by character: a whole abstract for one
+    ``\\%`` made ingest twice as slow)."""
+    groups: list[str] = []
+    current, depth, math = "", 0, False
+    for piece in _SPLIT.split(text):
+        current += piece
+        if piece.isspace():
+            if depth <= 0 and not math:
+                groups.append(current)
+                current, depth = "", 0
+        elif "{" in piece or "}" in piece or "$" in piece:
+            depth += piece.count("{") - piece.count("\\{") - piece.count("}") + piece.count("\\}")
+            math ^= (piece.count("$") - piece.count("\\$")) % 2 == 1
+    return [*groups, current]
+
+
+def _parse(text: str) -> str:
+    from pylatexenc import latexwalker
+
     try:
-        converted = _converter().latex_to_text(prepared)
+        converter, context = _converter()  # (the walker's macro table built once, not per text)
+        nodes = latexwalker.LatexWalker(text, latex_context=context, tolerant_parsing=True).get_latex_nodes()[0]
+        converted = converter.nodelist_to_text(nodes)
     except Exception as exc:  # noqa: BLE001  pylatexenc's own specs can fail on broken input
         # (deep nesting, \href missing its arguments): that text is kept as written
         log.debug("LaTeX left as written (%s): %.60r", exc, text)
-        converted = prepared
-    return converted.replace("\u00a0", " ").translate(_RESTORE)
+        converted = text
+    # the parser drops the white space a piece ends with; keep it
+    tail = text[len(text.rstrip()):]
+    return converted.replace("\u00a0", " ").rstrip() + tail
 
 
 def _protect(text: str) -> str:
