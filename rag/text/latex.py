@@ -78,7 +78,7 @@ def readable(value: object) -> object:
 
 
 def has_latex(text: str) -> bool:
-    return "--" in text or _MARKER_CHARS.search(text) is not None
+    return "--" in text or "``" in text or _MARKER_CHARS.search(text) is not None
 
 
 def latex_to_text(text: str) -> str:
@@ -95,7 +95,8 @@ def latex_to_text(text: str) -> str:
 def _convert(text: str) -> str:
     if not has_latex(text) or _PRIVATE.search(text):  # (private-use characters: left alone)
         return text
-    out = [_parse(group) if has_latex(group) else group for group in _groups(_protect(text))]
+    out = [_parse(group) if has_latex(group) or "''" in group else group
+           for group in _groups(_protect(text))]
     return "".join(out).translate(_RESTORE)
 
 
