@@ -59,6 +59,8 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     """Ask questions about a collection of paper abstracts; every claim is cited."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    # bibtexparser logs each broken entry; ingest reports it already, as file:line and reason
+    logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
     ctx.obj = load_settings()
 
 
@@ -153,7 +155,7 @@ def print_answer(result) -> None:  # type: ignore[no-untyped-def]
     if result.citations:
         click.echo()
         for c in result.citations:
-            click.echo(f"[{c.key}] {c.label}")
+            click.echo(f"[{c.key}] {c.label}" + (f"\n    {c.link}" if c.link else ""))
     else:
         if result.abstain_reason:
             click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)")

@@ -62,6 +62,9 @@ class RetrievalSettings(Group):
     metadata_weight: float = Field(0.5, ge=0, le=10, description="papers listed without an abstract "
                                    "that match the filters (fixed: only filtered searches use it, and no "
                                    "eval question has a filter to fit it on)")
+    title_weight: float = Field(3.0, ge=1, le=50, description="fixed (a small invented fixture scores "
+                                "2-10 the same): keyword search counts a title word this many times an "
+                                "abstract word (BM25 column weight)")
     mmr: bool = Field(False, description="diversify the papers passed to the answerer")
     mmr_weight: float = Field(0.7, ge=0, le=1, description="relevance vs. novelty in MMR")
     mmr_pool: int = Field(15, ge=1, le=500, description="fused papers MMR chooses from")

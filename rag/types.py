@@ -9,9 +9,11 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Paper:
-    """One paper record. ``abstract`` is the text as found (for display); ``text`` is the
-    normalised form used for chunking and embedding. Metadata-only records (papers listed
-    without an abstract) have ``abstract == ""``."""
+    """One paper record. ``abstract`` is the text shown (LaTeX made readable: "82.8%", not
+    ``82.8\\%``); ``original`` the abstract exactly as found, when that differs; ``text`` the
+    normalised form used for chunking, keyword search and embedding. Metadata-only records
+    (papers listed without an abstract) have ``abstract == ""``. ``doi`` is bare
+    ("10.1000/x"), ``arxiv_id`` too ("2101.00001"); ``url`` is an http(s) address."""
 
     id: str
     abstract: str
@@ -26,25 +28,38 @@ class Paper:
     line: int | None = None
     method: str | None = None
     aliases: tuple[str, ...] = ()
+    doi: str | None = None
+    arxiv_id: str | None = None
+    original: str | None = None
 
     @property
     def has_abstract(self) -> bool:
         return bool(self.abstract)
 
     @property
+    def link(self) -> str | None:
+        """Where the paper can be read: its DOI, else its arXiv page, else its URL."""
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        if self.arxiv_id:
+            return f"https://arxiv.org/abs/{self.arxiv_id}"
+        return self.url
+
+    @property
     def label(self) -> str:
-        """An honest short label: a real title if the source had one, else the method name the
-        abstract introduces and/or the first author, always with the id. Never a guessed title."""
-        parts: list[str] = []
-        if self.title:
-            parts.append(self.title)
-        elif self.method:
-            parts.append(self.method)
+        """An honest short label. With a real title: "Title (Doe et al., 2021)". Without one
+        (the bundled corpus): the method name the abstract introduces and/or the first author,
+        with the id: "SupReMix, Deng et al. 2024 (000-0001)". Never a guessed title."""
+        who = ""
         if self.authors:
             surname = self.authors[0].split()[-1]
             more = len(self.authors) > 1 or self.authors_truncated
-            parts.append(f"{surname} et al." if more else surname)
-        if self.year and self.authors:
+            who = f"{surname} et al." if more else surname
+        if self.title:
+            about = ", ".join(str(p) for p in (who, self.year) if p)
+            return f"{self.title} ({about})" if about else self.title
+        parts = [p for p in (self.method, who) if p]
+        if self.year and who:
             parts[-1] = f"{parts[-1]} {self.year}"
         head = ", ".join(parts)
         return f"{head} ({self.id})" if head else self.id
@@ -82,6 +97,10 @@ class ScoredPaper:
 
 @dataclass(frozen=True)
 class Citation:
+    """One cited paper. ``label`` is what every front end shows ("Title (Doe et al., 2021)");
+    when ``title`` and ``link`` are both known, the label starts with the title and front ends
+    link that part to ``link`` (the DOI, arXiv or URL address)."""
+
     key: int
     paper_id: str
     label: str
@@ -89,6 +108,8 @@ class Citation:
     authors: tuple[str, ...] = ()
     venue: str | None = None
     year: int | None = None
+    title: str | None = None
+    link: str | None = None
 
 
 @dataclass(frozen=True)

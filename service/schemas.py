@@ -56,11 +56,16 @@ class AskRequest(Strict):
 class CitationOut(BaseModel):
     key: int
     paper_id: str
-    label: str
+    label: str = Field(..., description='"Title (Doe et al., 2021)"; without a title, the method '
+                       'name the abstract introduces, the first author and the paper id')
     passage: str
     authors: list[str]
     venue: str | None
     year: int | None
+    title: str | None = Field(None, description="the paper's title, when its record has one; "
+                              "the label starts with it")
+    link: str | None = Field(None, description="https address of the paper (its DOI, arXiv page "
+                             "or URL), when known: front ends link the title to it")
 
 
 class AnswerOut(BaseModel):

@@ -79,9 +79,19 @@ def _authors(authors: tuple[str, ...]) -> str:
     return ", ".join(authors[:3]) + (" et al." if len(authors) > 3 else "")
 
 
+def linked_label(citation: Citation) -> str:
+    """The label as mrkdwn, its title linked to the paper when both are known:
+    ``<https://doi.org/…|Title> (Doe et al., 2021)``."""
+    title, link, label = citation.title, citation.link, citation.label
+    if not (title and link and label.startswith(title)):
+        return escape(label)
+    href = link.replace("|", "%7C").replace(">", "%3E").replace("<", "%3C")
+    return f"<{href}|{escape(title).replace('|', '¦')}>{escape(label[len(title):])}"
+
+
 def source_line(citation: Citation) -> str:
     """``[1] Label (id) — authors · venue year`` and the cited sentence as a quote."""
-    head = f"*[{citation.key}]* {escape(citation.label)}"
+    head = f"*[{citation.key}]* {linked_label(citation)}"
     if citation.paper_id not in citation.label:
         head += f" · `{escape(citation.paper_id)}`"
     where = " ".join(str(p) for p in (citation.venue, citation.year) if p)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import rag.ingest.formats.tabular as tabular
+import rag.ingest.formats.records as records
 from rag.errors import FormatError
 from rag.ingest.formats import Problem, input_files, read_file
 from rag.text.clean import normalise
@@ -123,13 +123,14 @@ def test_content_id_is_the_same_for_the_same_abstract_in_two_files(tmp_path: Pat
     assert other.id.startswith("h-")
 
 
-def test_jsonl_paper_keeps_original_abstract_and_normalised_text(tmp_path: Path) -> None:
+def test_jsonl_paper_keeps_original_abstract_shows_it_readable_and_normalises_text(tmp_path: Path) -> None:
     raw = r"We study \textbf{robust} training.It costs $\mathcal{O}(n)$ time."
     path = write_jsonl(tmp_path / "papers.jsonl", [{"id": "p", "abstract": raw}])
 
     paper = only_paper(path)
 
-    assert paper.abstract == raw
+    assert paper.original == raw
+    assert paper.abstract == "We study robust training.It costs O(n) time."
     assert paper.text == normalise(raw)
     assert "\\" not in paper.text and "$" not in paper.text
     assert "training. It" in paper.text
@@ -477,7 +478,8 @@ def test_bibtex_entries_become_papers_keyed_by_citation_key(tmp_path: Path) -> N
     assert article.authors == ("Jane Doe", "John Smith")
     assert article.year == 2021
     assert article.venue == "Journal of Graph Learning"
-    assert article.url == "https://doi.org/10.1000/jgl.2021.7"
+    assert article.url is None and article.doi == "10.1000/jgl.2021.7"
+    assert article.link == "https://doi.org/10.1000/jgl.2021.7"
     assert article.text == "We propose GraphFast, a method for graphs. It runs on one GPU."
     assert article.method == "GraphFast"
     assert article.source == "refs.bib"
@@ -645,13 +647,13 @@ def test_large_jsonl_yields_its_first_paper_without_reading_the_rest(
     big_jsonl: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[str] = []
-    real_make_paper = tabular.make_paper
+    real_make_paper = records.make_paper
 
     def counting_make_paper(paper_id: str, abstract: str, **meta: object) -> Paper:
         built.append(paper_id)
         return real_make_paper(paper_id, abstract, **meta)
 
-    monkeypatch.setattr(tabular, "make_paper", counting_make_paper)
+    monkeypatch.setattr(records, "make_paper", counting_make_paper)
 
     items = read_file(big_jsonl)
     first = next(items)

@@ -156,3 +156,33 @@ def test_ask_cite_abstain_in_a_real_browser(page, base_url: str, tmp_path: Path)
     page.click("#new-conversation")
     expect(page.locator(".answer")).to_have_count(0)
     expect(page.locator("#conversation-status")).to_have_text("New conversation")
+
+
+def test_the_source_panel_shows_readable_text_not_latex(page, base_url: str, real_index) -> None:  # type: ignore[no-untyped-def]
+    """The bundled abstracts carry LaTeX (``82.8\\%``); the panel shows "82.8%", and neither
+    the page nor the catalogue holds ``\\%``, ``$\\times$`` or ``{\\"``."""
+    from playwright.sync_api import expect
+
+    from rag.index.catalog import Catalog
+    from rag.index.stamp import read_stamp
+
+    page.goto(base_url + "/")
+    page.fill("#question", "What compression ratio does VQKV reach by vector quantization of the cache?")
+    page.click("#ask")
+    answer = page.locator(".answer").nth(0)
+    expect(answer).to_have_attribute("data-state", "done", timeout=TIMEOUT_MS)
+    page.locator(".answer .cite").first.click()
+    panel = page.locator("#source-panel")
+    expect(panel.locator(".abstract")).to_contain_text("82.8% compression ratio")
+    shown = page.locator("body").inner_text()
+    for residue in ("\\%", "$\\times$", '{\\"'):
+        assert residue not in shown, residue
+
+    catalog = Catalog(real_index.data_dir / read_stamp(real_index).catalog)
+    try:
+        texts = [t for (t,) in catalog.db.execute("SELECT text FROM chunks")]
+        shown_fields = [f for p in catalog.papers() for f in (p.abstract, p.label, *p.authors)]
+    finally:
+        catalog.close()
+    for residue in ("\\%", "$\\times$", '{\\"'):
+        assert not any(residue in t for t in texts + shown_fields), residue

@@ -40,7 +40,8 @@ def attach_citations(draft: Draft, papers: dict[str, Paper],
 
 def _citation(key: int, paper: Paper, passage: str) -> Citation:
     return Citation(key=key, paper_id=paper.id, label=paper.label, passage=passage,
-                    authors=paper.authors, venue=paper.venue, year=paper.year)
+                    authors=paper.authors, venue=paper.venue, year=paper.year, title=paper.title,
+                    link=paper.link)
 
 
 def papers_by_id(papers: Sequence[Paper]) -> dict[str, Paper]:

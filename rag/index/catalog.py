@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag.errors import IndexMismatchError, StoreError
-from rag.index.catalog_schema import SCHEMA, SCHEMA_VERSION, batches, dump_paper, load_paper
+from rag.index.catalog_schema import MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION, batches, dump_paper, load_paper
 from rag.index.dedupe import band_keys, shingle_hashes
 from rag.index.filters import Filters, paper_condition
 from rag.text.authors import fold, name_tokens
@@ -58,6 +58,9 @@ class Catalog:
     def _prepare(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "papers" in tables and version == 2:
+            self._migrate()
+            version = SCHEMA_VERSION
         if "papers" in tables and version < SCHEMA_VERSION:
             raise IndexMismatchError(
                 f"the paper catalogue {self.path} was written by an older version of abstract-rag. "
@@ -66,6 +69,19 @@ class Catalog:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _migrate(self) -> None:
+        """Version 2 -> 3 in place, in one transaction (a second process waits, then sees 3)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.db.execute("PRAGMA user_version").fetchone()[0] == 2:
+                for statement in MIGRATE_2_TO_3:
+                    self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.execute("COMMIT")
+        except sqlite3.DatabaseError:
+            self.db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -216,11 +232,13 @@ class Catalog:
         return found
 
     # ------------------------------------------------------------------ keyword search
-    def keyword_search(self, match: str, limit: int,
-                       filters: Filters | None = None) -> list[tuple[str, str, str, float]]:
+    def keyword_search(self, match: str, limit: int, filters: Filters | None = None,
+                       title_weight: float = 1.0) -> list[tuple[str, str, str, float]]:
         """(chunk id, paper id, text, BM25 score; higher is better) for an FTS5 MATCH expression,
-        optionally only within papers passing the filters (joined on indexed columns)."""
-        sql = ("SELECT c.id, c.paper_id, c.text, -bm25(chunk_fts) FROM chunk_fts "
+        optionally only within papers passing the filters (joined on indexed columns). A word
+        of the paper's title counts ``title_weight`` times a word of the chunk's text."""
+        rank = f"bm25(chunk_fts, 1.0, {float(title_weight)!r})"
+        sql = (f"SELECT c.id, c.paper_id, c.text, -{rank} FROM chunk_fts "
                "JOIN chunks c ON c.rowid = chunk_fts.rowid")
         params: list[object] = []
         where = "chunk_fts MATCH ?"
@@ -236,7 +254,7 @@ class Catalog:
             condition, params = paper_condition(filters)
             sql += " JOIN papers p ON p.id = c.paper_id"
             where += f" AND {condition}"
-        sql += f" WHERE {where} ORDER BY bm25(chunk_fts) LIMIT ?"
+        sql += f" WHERE {where} ORDER BY {rank} LIMIT ?"
         try:
             rows = self.db.execute(sql, [match, *params, limit]).fetchall()
         except sqlite3.OperationalError as exc:  # a query FTS5 cannot parse matches nothing
@@ -280,8 +298,9 @@ class Catalog:
         with self.db:
             existing = self._existing([p.id for p, _ in papers] + [a[0] for a in aliases])
             self._remove_rows(existing)
-            self.db.executemany("INSERT INTO chunks (id, paper_id, text) VALUES (?,?,?)",
-                                [(c.id, c.paper_id, c.text) for c in chunks])
+            titles = {p.id: p.title or "" for p, _ in papers}
+            self.db.executemany("INSERT INTO chunks (id, paper_id, text, title) VALUES (?,?,?,?)",
+                                [(c.id, c.paper_id, c.text, titles.get(c.paper_id, "")) for c in chunks])
             for paper, digest in papers:
                 self._insert(paper, digest)
             self.db.executemany(

@@ -9,7 +9,7 @@ from dataclasses import asdict
 
 from rag.types import Paper
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: chunks carry their paper's title, a second (weighted) keyword column
 BATCH = 500
 
 SCHEMA = """
@@ -35,23 +35,39 @@ CREATE TABLE IF NOT EXISTS aliases (
 CREATE INDEX IF NOT EXISTS aliases_source ON aliases(source);
 CREATE INDEX IF NOT EXISTS aliases_paper ON aliases(paper_id);
 CREATE TABLE IF NOT EXISTS chunks (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, paper_id TEXT NOT NULL, text TEXT NOT NULL
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, paper_id TEXT NOT NULL, text TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    text, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunk_fts (rowid, text) VALUES (new.rowid, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunk_fts (chunk_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-END;
+{KEYWORD_INDEX}
 CREATE TABLE IF NOT EXISTS lsh (
     band_key INTEGER NOT NULL, paper_id TEXT NOT NULL, PRIMARY KEY (band_key, paper_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lsh_paper ON lsh(paper_id);
 """
+KEYWORD_INDEX_STATEMENTS = (
+    """CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
+    text, title, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61')""",
+    """CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunk_fts (rowid, text, title) VALUES (new.rowid, new.text, new.title);
+END""",
+    """CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunk_fts (chunk_fts, rowid, text, title) VALUES ('delete', old.rowid, old.text, old.title);
+END""",
+)
+SCHEMA = SCHEMA.replace("{KEYWORD_INDEX}", ";\n".join(KEYWORD_INDEX_STATEMENTS) + ";")
+
+# Version 2 -> 3, in place (no re-embedding): chunks get their paper's title, the keyword index
+# is rebuilt with a title column.
+MIGRATE_2_TO_3 = (
+    "ALTER TABLE chunks ADD COLUMN title TEXT NOT NULL DEFAULT ''",
+    "UPDATE chunks SET title = coalesce((SELECT json_extract(p.record, '$.title') FROM papers p "
+    "WHERE p.id = chunks.paper_id), '')",
+    "DROP TRIGGER IF EXISTS chunks_added", "DROP TRIGGER IF EXISTS chunks_removed",
+    "DROP TABLE IF EXISTS chunk_fts",
+    *KEYWORD_INDEX_STATEMENTS,
+    "INSERT INTO chunk_fts (chunk_fts) VALUES ('rebuild')",
+)
 
 
 def dump_paper(paper: Paper) -> str:

@@ -9,6 +9,7 @@ from rag.index.catalog import Catalog
 from rag.index.catalog_schema import batches
 from rag.index.dedupe import DuplicateFinder
 from rag.text.clean import content_hash, dedupe_key, normalise
+from rag.text.latex import READABLE_FIELDS, latex_to_text, readable
 from rag.text.names import method_name
 from rag.types import Paper
 
@@ -17,10 +18,14 @@ _ET_AL = re.compile(r",?\s*et al\.?\s*$")
 
 
 def make_paper(paper_id: str, abstract: str, **meta: object) -> Paper:
-    """A Paper with its normalised text and the method name its abstract introduces."""
-    abstract = abstract.strip()
+    """A Paper with its LaTeX made readable (abstract, title, venue, authors; the original
+    abstract kept when it differs), its normalised text and the method name it introduces."""
+    original = abstract.strip()
+    abstract = latex_to_text(original).strip()
     text = normalise(abstract) if abstract else ""
-    return Paper(id=paper_id, abstract=abstract, text=text, method=method_name(text), **meta)  # type: ignore[arg-type]
+    meta = {k: readable(v) if k in READABLE_FIELDS else v for k, v in meta.items()}
+    return Paper(id=paper_id, abstract=abstract, text=text, method=method_name(text),
+                 original=original if original != abstract else None, **meta)  # type: ignore[arg-type]
 
 
 def seed_id(file_name: str, line: int) -> str:
@@ -44,7 +49,8 @@ def split_authors(raw: str) -> tuple[tuple[str, ...], bool]:
 
 def text_hash(paper: Paper) -> str:
     """What decides whether a paper must be re-indexed: its text and its metadata."""
-    fields = (paper.text, paper.title, paper.authors, paper.year, paper.venue, paper.url)
+    fields = (paper.text, paper.title, paper.authors, paper.year, paper.venue, paper.url,
+              paper.abstract, paper.doi, paper.arxiv_id)
     return content_hash(repr(fields))
 
 
@@ -58,6 +64,8 @@ def merge(kept: Paper, duplicate: Paper) -> Paper:
         year=kept.year or duplicate.year,
         venue=kept.venue or duplicate.venue,
         url=kept.url or duplicate.url,
+        doi=kept.doi or duplicate.doi,
+        arxiv_id=kept.arxiv_id or duplicate.arxiv_id,
         method=kept.method or duplicate.method,
         aliases=tuple(dict.fromkeys((*kept.aliases, duplicate.id, *duplicate.aliases))),
     )

@@ -109,7 +109,8 @@ def retrieve(lib: Library, query: str, k: int, *, filters: Filters = Filters(),
     if mode in ("hybrid", "dense"):
         lists["dense"] = best_per_paper(dense_search(lib, vector, settings.candidates, filters))
     if mode in ("hybrid", "keyword"):
-        lists["keyword"] = best_per_paper(keyword_search(lib.catalog, text, settings.candidates, filters))
+        lists["keyword"] = best_per_paper(keyword_search(lib.catalog, text, settings.candidates, filters,
+                                                         settings.title_weight))
     if mode == "hybrid" and methods:
         named = named_papers(methods, query)
         if filters.active and named:

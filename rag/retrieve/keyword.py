@@ -30,12 +30,14 @@ def match_expression(query: str, catalog: Catalog | None = None) -> str:
     return " OR ".join(f'"{w}"' for w in unique)
 
 
-def keyword_search(catalog: Catalog, query: str, limit: int,
-                   filters: Filters | None = None) -> list[ScoredChunk]:
+def keyword_search(catalog: Catalog, query: str, limit: int, filters: Filters | None = None,
+                   title_weight: float = 1.0) -> list[ScoredChunk]:
+    """BM25 over chunk text and the paper's title, a title word weighing ``title_weight``
+    (``RAG_RETRIEVAL__TITLE_WEIGHT``) times a text word."""
     expression = match_expression(query, catalog)
     if not expression:
         return []
-    rows = catalog.keyword_search(expression, limit, filters)
+    rows = catalog.keyword_search(expression, limit, filters, title_weight)
     return [ScoredChunk(Chunk(id=cid, paper_id=pid, index=int(cid.rsplit("#", 1)[-1]), text=text,
                               text_hash=""), score)
             for cid, pid, text, score in rows]

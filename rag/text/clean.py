@@ -8,13 +8,9 @@ from __future__ import annotations
 import hashlib
 import re
 
+from rag.text.latex import latex_to_text
 from rag.text.lexicon import alnum_words
 
-_LATEX_CMD_WITH_ARG = re.compile(r"\\(?:textbf|textit|emph|texttt|textsc|mathcal|mathbf|mathrm|"
-                                 r"mathit|mathbb|text|underline|url)\{([^{}]*)\}")
-_LATEX_BARE_CMD = re.compile(r"\\([A-Za-z]+)")
-_LATEX_ESCAPED = re.compile(r"\\([%&_#$])")
-_MATH_DOLLARS = re.compile(r"\$([^$]{0,200})\$")
 _MISSING_SPACE = re.compile(r"(?<=[a-z0-9\)\]%])([.?!])(?=[A-Z][a-z])")
 _HYPHEN_BREAK = re.compile(r"\b([A-Za-z]{2,})- (?!and\b|or\b|to\b|as\b|vs\b)([a-z]{2,})\b")
 _FOOTNOTE_TAIL = re.compile(r"(?<=[.!?])\s+\d{1,2}\s*$")
@@ -25,19 +21,8 @@ _GLUED_TIMES = re.compile(r"(?<=\d)times(?=\d|\b)")  # "200times faster": a lost
 _URL = re.compile(r"(https?://[^\s{}]+)")
 
 
-def strip_latex(text: str) -> str:
-    """LaTeX residue to plain words: \\textbf{x} -> x, $\\mathcal{O}(n)$ -> O(n), ~ -> space."""
-    t = text
-    for _ in range(3):  # nested commands: \textbf{\emph{x}}
-        t = _LATEX_CMD_WITH_ARG.sub(r"\1", t)
-    t = _MATH_DOLLARS.sub(lambda m: m.group(1), t)
-    t = _LATEX_ESCAPED.sub(r"\1", t)
-    t = _LATEX_BARE_CMD.sub(lambda m: " " if m.group(1) in {"quad", "qquad"} else m.group(1), t)
-    return t.replace("{", "").replace("}", "").replace("~", " ")
-
-
 def _clean_prose(t: str) -> str:
-    t = strip_latex(t)
+    t = latex_to_text(t)
     t = _MISSING_SPACE.sub(r"\1 ", t)
     t = _GLUED_TIMES.sub("×", t)
     return _HYPHEN_BREAK.sub(r"\1\2", t)

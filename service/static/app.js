@@ -98,17 +98,37 @@
     }, `[${citation.key}]`);
   }
 
+  // Only http(s) addresses become links (a record's URL is data from a file, not trusted).
+  function safeLink(url) {
+    return typeof url === "string" && /^https?:\/\//i.test(url) ? url : null;
+  }
+
+  function hasTitleLink(c) {
+    return Boolean(safeLink(c.link) && c.title && c.label.startsWith(c.title));
+  }
+
+  // The label with its title linked to the paper (DOI, arXiv or URL) when both are known.
+  function labelNode(c) {
+    if (!hasTitleLink(c)) return document.createTextNode(c.label);
+    return el("span", {},
+      el("a", { className: "title-link", href: safeLink(c.link), target: "_blank", rel: "noopener noreferrer" }, c.title),
+      c.label.slice(c.title.length));
+  }
+
   function renderSources(citations) {
     const list = el("ol", { className: "source-list" });
     for (const c of citations) {
       const meta = byline(c);
+      const linked = hasTitleLink(c); // a link cannot sit inside the button that opens the panel
       list.append(el("li", { className: "source-item" },
         el("button", {
           type: "button", className: "source-open", dataset: { key: String(c.key), paperId: c.paper_id },
+          "aria-label": linked ? `Source ${c.key}: ${c.label}` : null,
           onclick: (event) => openPanel({ citation: c }, event.currentTarget),
         },
         el("span", { className: "source-key" }, `[${c.key}]`),
-        el("span", { className: "source-label" }, c.label)),
+        linked ? null : el("span", { className: "source-label" }, c.label)),
+        linked ? el("span", { className: "source-label" }, labelNode(c)) : null,
         meta ? el("span", { className: "source-meta" }, meta) : null));
     }
     return el("section", { className: "sources", "aria-label": "Sources" },
@@ -347,7 +367,7 @@
 
     panel.dataset.paperId = paperId;
     panelKind.textContent = citation ? `Source [${citation.key}]` : "Related paper (not cited)";
-    panelTitle.textContent = label;
+    panelTitle.replaceChildren(citation ? labelNode(citation) : label);
     const details = detailsList(citation
       ? [["ID", paperId], ["Authors", citation.authors], ["Venue", citation.venue], ["Year", citation.year]]
       : [["ID", paperId]]);
@@ -366,7 +386,7 @@
 
     fetchPaper(paperId).then((paper) => {
       if (panel.dataset.paperId !== paperId) return; // another source was opened meanwhile
-      panelTitle.textContent = paper.label || label;
+      if (!(citation && hasTitleLink(citation))) panelTitle.textContent = paper.label || label;
       details.replaceWith(detailsList([
         ["ID", paper.id], ["Authors", paper.authors], ["Venue", paper.venue], ["Year", paper.year],
         ["Also known as", paper.aliases], ["Source file", paper.source]]));
@@ -376,9 +396,10 @@
       } else {
         body.push(el("p", { className: "muted" }, "This record has no abstract (listed with metadata only)."));
       }
-      if (paper.url && /^https?:\/\//i.test(paper.url)) {
+      const href = safeLink(citation && citation.link) || safeLink(paper.url);
+      if (href) {
         body.push(el("p", { className: "paper-link" },
-          el("a", { href: paper.url, target: "_blank", rel: "noopener noreferrer" }, "Open the paper")));
+          el("a", { href, target: "_blank", rel: "noopener noreferrer" }, "Open the paper")));
       }
       abstractSection.replaceChildren(...body);
     }).catch((problem) => {

@@ -1,5 +1,7 @@
 """Readers for each input format. Each yields Papers and Problems (bad rows, reported and
-skipped) and streams: a large file is never loaded whole, except BibTeX entries one at a time.
+skipped). Line formats (JSON Lines, CSV, RIS, the plain-text corpus) stream; a BibTeX file or a
+JSON document (a CSL-JSON array) is read whole, since its records point at each other or
+are one value. ``detect.py`` picks the reader by content and extension.
 
 Bad text costs a row, never a file: files are decoded with ``surrogateescape``, so a byte that
 is not UTF-8 reaches the row it is in, which is then reported (file:line) and skipped, as is a
@@ -47,7 +49,7 @@ def _vetted(item: Paper | Problem) -> Paper | Problem:
     """A Paper whose text cannot be stored or embedded becomes the Problem of its row."""
     if isinstance(item, Problem):
         return item
-    for name in ("id", "abstract", "title", "venue", "url"):
+    for name in ("id", "abstract", "title", "venue", "url", "doi", "arxiv_id"):
         why = bad_text(getattr(item, name) or "")
         if why:
             return Problem(item.source, item.line, f"{name} holds {why}; skipped (re-save the "
@@ -57,21 +59,32 @@ def _vetted(item: Paper | Problem) -> Paper | Problem:
 
 
 def _readers() -> dict[str, tuple[str, Reader]]:
-    from rag.ingest.formats import bibtex, seed, tabular
+    from rag.ingest.formats import bibtex, jsondoc, ris, seed, tabular
 
     return {
-        ".txt": ("plain-text abstracts, one per paragraph (the bundled corpus)", seed.read),
-        ".jsonl": ("JSON Lines: id, title, abstract, authors, year, venue, url", tabular.read_jsonl),
-        ".ndjson": ("JSON Lines (same fields)", tabular.read_jsonl),
-        ".json": ("arXiv metadata snapshot (one JSON object a line)", tabular.read_jsonl),
-        ".csv": ("CSV with a header row (same fields as JSONL)", tabular.read_csv),
-        ".tsv": ("TSV with a header row (same fields as JSONL)", tabular.read_csv),
-        ".bib": ("BibTeX entries with an abstract field", bibtex.read),
+        "seed": ("plain-text abstracts, one per paragraph (the bundled corpus)", seed.read),
+        "jsonl": ("JSON Lines: plain records, CSL-JSON items, OpenAlex works or arXiv metadata",
+                  tabular.read_jsonl),
+        "json": ("a JSON document: a CSL-JSON export, OpenAlex works or an OpenAlex results page",
+                 jsondoc.read),
+        "csv": ("CSV with a header row (same fields as JSONL)", tabular.read_csv),
+        "tsv": ("TSV with a header row (same fields as JSONL)", tabular.read_csv),
+        "bibtex": ("BibTeX or BibLaTeX entries with an abstract field", bibtex.read),
+        "ris": ("RIS (Zotero, Mendeley, EndNote exports)", ris.read),
     }
 
 
 def known_formats() -> str:
-    return "; ".join(f"{ext} ({desc})" for ext, (desc, _) in _readers().items())
+    from rag.ingest.formats.detect import EXTENSIONS
+
+    readers = _readers()
+    return "; ".join(f"{ext} ({readers[name][0]})" for ext, name in EXTENSIONS.items())
+
+
+def _known_extensions() -> str:
+    from rag.ingest.formats.detect import EXTENSIONS
+
+    return ", ".join(EXTENSIONS)
 
 
 _DOCUMENTATION = re.compile(r"(?i)^(readme|license|licence|notice|changelog)(\.(md|rst|txt))?$")
@@ -80,11 +93,14 @@ _DOCUMENTATION = re.compile(r"(?i)^(readme|license|licence|notice|changelog)(\.(
 def scan(path: Path) -> tuple[list[Path], list[Problem]]:
     """The files to read for a path (the file itself, or the known files in a folder) and, for
     a folder, a Problem for each entry that will not be read (unknown extension, sub-folder).
-    Hidden entries (.DS_Store, .git) and a folder's own README/LICENSE are passed over silently."""
+    Hidden entries (.DS_Store, .git) and a folder's own README/LICENSE are passed over silently.
+    A file given by name is read whatever its extension if its content shows a known format."""
+    from rag.ingest.formats.detect import EXTENSIONS, format_of
+
     if not path.exists():
         raise FormatError(f"{path} does not exist. Give a file or folder of abstracts.")
     if not path.is_dir():
-        if path.suffix.lower() not in _readers():
+        if format_of(path) is None:
             raise FormatError(
                 f"{path.name}: unknown format {path.suffix or '(no extension)'!r}. "
                 f"Known formats: {known_formats()}"
@@ -97,12 +113,12 @@ def scan(path: Path) -> tuple[list[Path], list[Problem]]:
         if entry.is_dir():
             ignored.append(Problem(entry.name, None, "a folder inside the folder; not read (give "
                                    "it as a path of its own)"))
-        elif entry.suffix.lower() in _readers():
+        elif entry.suffix.lower() in EXTENSIONS:
             files.append(entry)
         else:
             ignored.append(Problem(entry.name, None, f"unknown extension "
                                    f"{entry.suffix or '(none)'!r}; not read. Known: "
-                                   f"{', '.join(_readers())}"))
+                                   f"{_known_extensions()}"))
     if not files:
         raise FormatError(f"{path} holds no file in a known format. Known: {known_formats()}")
     return files, ignored
@@ -116,8 +132,10 @@ def input_files(path: Path) -> list[Path]:
 def read_file(path: Path, max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
     if path.is_dir():
         raise FormatError(f"{path} is a folder; read the files from input_files() one by one.")
+    from rag.ingest.formats.detect import format_of
+
     input_files(path)  # refuses a missing file or an unknown format with the known ones listed
-    _, reader = _readers()[path.suffix.lower()]
+    _, reader = _readers()[format_of(path) or "seed"]
     try:
         for item in reader(path, max_abstract_chars):
             yield _vetted(item)

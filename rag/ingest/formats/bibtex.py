@@ -1,130 +1,142 @@
-"""BibTeX entries that carry an ``abstract`` field. A small tolerant reader: braces and quotes,
-``@string``/``@comment``/``@preamble`` skipped, an unbalanced entry reported with its line."""
+"""BibTeX and BibLaTeX, split by ``bibtexparser`` 2 (entries, ``@string``, ``@comment``,
+``@preamble``, nested braces, quoted values; a broken entry is its own block and the next entry
+is still read). Two things bibtexparser 2.1 leaves to its users are done here: ``#``
+concatenation of ``@string`` macros and quoted parts, and ``crossref`` (a child takes the fields
+it lacks from its parent, BibLaTeX's way: the parent's ``title`` becomes the child's
+``booktitle``; the parent's own title, abstract, DOI and URL are not inherited).
+
+Names are split by bibtexparser ("Doe, Jane and M{\\"u}ller, Hans and others" -> "Jane Doe",
+"Hans M{\\"u}ller", et al.); LaTeX is made readable with every other format's text
+(``make_paper``). The file is read whole: ``@string`` and ``crossref`` may point anywhere in it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
-from rag.ingest.papers import make_paper
-from rag.text.clean import strip_latex
+import bibtexparser
+from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
+from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+
+from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
+from rag.ingest.formats.records import Row, to_paper
 from rag.types import Paper
 
-_ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*[{(]")
-_FIELD = re.compile(r"\s*([A-Za-z][\w\-:]*)\s*=\s*")
-_SKIP_TYPES = {"string", "comment", "preamble"}
-_TYPES = ("article|book|booklet|conference|inbook|incollection|inproceedings|manual|mastersthesis|"
-          "misc|phdthesis|proceedings|techreport|unpublished|online|report|thesis|preprint|dataset|"
-          "software|string|comment|preamble")
-_NEW_ENTRY = re.compile(rf"^\s*@\s*(?:{_TYPES})\s*[{{(]", re.IGNORECASE)
-UNBALANCED = "\x00unbalanced"
-
-
-def _entries(path: Path) -> Iterator[tuple[int, str, str]]:
-    """(line, type, body) for each entry, read line by line so that big files stream. An entry
-    still open when a line starts a new one (``@article{`` at the start of a line) lost a brace:
-    it is given up as unbalanced, and the new entry is read, not swallowed."""
-    buffer: list[str] = []
-    depth = 0
-    start = 0
-    kind = ""
-    with path.open(encoding="utf-8", errors=ENCODING_ERRORS) as handle:
-        for number, line in enumerate(handle, start=1):
-            if depth > 0 and _NEW_ENTRY.match(line):
-                yield start, kind, UNBALANCED
-                buffer, depth = [], 0
-            if depth == 0:
-                match = _ENTRY_START.search(line)
-                if not match:
-                    continue
-                kind, start, buffer = match.group(1).lower(), number, []
-                line = line[match.end():]
-                depth = 1
-            for i, char in enumerate(line):
-                depth += {"{": 1, "}": -1}.get(char, 0)
-                if depth == 0:
-                    buffer.append(line[:i])
-                    yield start, kind, "".join(buffer)
-                    buffer, kind = [], ""
-                    break
-            else:
-                buffer.append(line)
-    if depth > 0:
-        yield start, kind, UNBALANCED
-
-
-def _value(body: str, pos: int) -> tuple[str, int]:
-    if pos >= len(body):
-        raise ValueError("a field without a value")
-    if body[pos] == "{":
-        depth, i = 0, pos
-        while i < len(body):
-            depth += {"{": 1, "}": -1}.get(body[i], 0)
-            if depth == 0:
-                return body[pos + 1 : i], i + 1
-            i += 1
-        raise ValueError("unbalanced braces")
-    if body[pos] == '"':
-        end = body.index('"', pos + 1)
-        return body[pos + 1 : end], end + 1
-    match = re.match(r"[^,\s}]+", body[pos:])
-    if not match:
-        raise ValueError("empty value")
-    return match.group(0), pos + match.end()
-
-
-def _fields(body: str) -> tuple[str, dict[str, str]]:
-    """The citation key and the fields' raw values (LaTeX not yet stripped)."""
-    key, _, rest = body.partition(",")
-    fields: dict[str, str] = {}
-    pos = 0
-    while True:
-        match = _FIELD.match(rest, pos)
-        if not match:
-            break
-        value, pos = _value(rest, match.end())
-        fields[match.group(1).lower()] = value
-        pos = rest.find(",", pos)
-        if pos < 0:
-            break
-        pos += 1
-    return key.strip(), fields
-
-
-def _author_names(raw: str) -> tuple[str, ...]:
-    names = []
-    for part in re.split(r"\s+and\s+", raw):
-        last, comma, first = part.partition(",")
-        names.append(f"{first.strip()} {last.strip()}".strip() if comma else part.strip())
-    return tuple(n for n in names if n and n.lower() != "others")
+NOT_INHERITED = frozenset({"title", "subtitle", "titleaddon", "shorttitle", "abstract", "doi", "url",
+                           "eprint", "eprinttype", "archiveprefix", "crossref", "ids", "keywords",
+                           "file", "note", "annote", "urldate"})
+CONTAINERS = frozenset({"xdata", "set"})  # BibLaTeX data-only entries: never papers themselves
 
 
 def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
-    for line, kind, body in _entries(path):
-        if kind in _SKIP_TYPES:
-            continue
-        if body == UNBALANCED:
-            yield Problem(path.name, line, "entry never closes (unbalanced braces); skipped")
+    text = path.read_text(encoding="utf-8-sig", errors=ENCODING_ERRORS)
+    try:
+        library = bibtexparser.parse_string(text, parse_stack=[])
+    except Exception as exc:  # noqa: BLE001  (the splitter's own failure: the file is unreadable)
+        yield Problem(path.name, None, f"unreadable BibTeX ({type(exc).__name__}: {exc}); file skipped")
+        return
+    strings: dict[str, str] = {}
+    for macro in library.strings:
+        strings[macro.key.lower()] = resolve(macro.value, strings)
+    own = {e.key.lower(): {f.key.lower(): resolve(f.value, strings) for f in e.fields}
+           for e in library.entries}
+    parents = {f["crossref"].strip().lower() for f in own.values() if "crossref" in f}
+    for block in library.blocks:
+        line = (block.start_line or 0) + 1
+        if isinstance(block, ParsingFailedBlock):
+            yield Problem(path.name, line, _failure(block))
+        elif isinstance(block, Entry) and block.entry_type.lower() not in CONTAINERS:
+            fields = _fields(block.key.lower(), own)
+            if block.key.lower() in parents and not fields.get("abstract"):
+                continue  # a proceedings volume its papers point to: not a paper itself
+            yield to_paper(path.name, line, _row(block.key, fields), max_chars, f"entry {block.key}")
+
+
+def resolve(raw: Any, strings: dict[str, str]) -> str:
+    """A field's value: ``{...}`` and ``"..."`` parts unwrapped, macros replaced, ``#`` joined."""
+    out = []
+    for piece in _pieces(str(raw)):
+        piece = piece.strip()
+        if len(piece) >= 2 and (piece[0], piece[-1]) in {("{", "}"), ('"', '"')}:
+            out.append(piece[1:-1])
+        else:
+            out.append(strings.get(piece.lower(), piece))
+    return "".join(out)
+
+
+def _pieces(raw: str) -> list[str]:
+    """The parts of a value joined by ``#`` outside braces and quotes."""
+    pieces, depth, quoted, start = [], 0, False, 0
+    for i, char in enumerate(raw):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(0, depth - 1)
+        elif char == '"' and depth == 0:
+            quoted = not quoted
+        elif char == "#" and depth == 0 and not quoted:
+            pieces.append(raw[start:i])
+            start = i + 1
+    return [*pieces, raw[start:]]
+
+
+def _fields(key: str, own: dict[str, dict[str, str]], depth: int = 0) -> dict[str, str]:
+    """An entry's fields (lower-case names, resolved values) with what its crossref parent
+    gives (a parent's parent too, up to a few levels: a cycle ends there)."""
+    fields = dict(own.get(key, {}))
+    parent = fields.get("crossref", "").strip().lower()
+    if parent not in own or parent == key or depth > 4:
+        return fields
+    inherited = _fields(parent, own, depth + 1)
+    if "title" in inherited:
+        fields.setdefault("booktitle", inherited["title"])
+    for name, value in inherited.items():
+        if name not in NOT_INHERITED:
+            fields.setdefault(name, value)
+    return fields
+
+
+def _row(key: str, fields: dict[str, str]) -> Row:
+    names, cut = _names(fields.get("author", ""))
+    arxiv = fields.get("eprinttype", fields.get("archiveprefix", "")).lower() == "arxiv"
+    return {
+        "id": key.strip() or None,
+        "title": fields.get("title"),
+        "abstract": fields.get("abstract"),
+        "authors": names,
+        "authors_truncated": cut,
+        "year": fields.get("year") or fields.get("date"),
+        "venue": next((fields[k] for k in ("journal", "journaltitle", "booktitle", "eventtitle")
+                       if fields.get(k)), None),
+        "url": fields.get("url"),
+        "doi": fields.get("doi"),
+        "arxiv_id": fields.get("eprint") if arxiv else None,
+    }
+
+
+def _names(raw: str) -> tuple[list[str], bool]:
+    """"Doe, Jane and John Smith and others" -> (["Jane Doe", "John Smith"], True)."""
+    names, cut = [], False
+    for person in split_multiple_persons_names(raw) if raw.strip() else []:
+        if person.strip().lower() == "others":
+            cut = True
             continue
         try:
-            key, raw = _fields(body)
-        except ValueError as exc:
-            yield Problem(path.name, line, f"malformed entry ({exc}); skipped")
+            parts = parse_single_name_into_parts(person, strict=False)
+        except ValueError:
+            names.append(person.strip())
             continue
-        if why := abstract_problem(raw.get("abstract", ""), max_chars):
-            yield Problem(path.name, line, why)
-            continue
-        fields = {name: " ".join(strip_latex(value).split()) for name, value in raw.items()}
-        if not fields.get("abstract"):
-            yield Problem(path.name, line, f"entry {key or '?'} has no abstract; skipped")
-            continue
-        year = re.search(r"(19|20)\d\d", fields.get("year", ""))
-        venue = fields.get("journal") or fields.get("booktitle")
-        url = fields.get("url") or (f"https://doi.org/{fields['doi']}" if "doi" in fields else None)
-        yield make_paper(
-            key or f"bib-{line}", fields["abstract"], title=fields.get("title"),
-            authors=_author_names(fields.get("author", "")), year=int(year.group(0)) if year else None,
-            venue=venue, url=url, source=path.name, line=line,
-        )
+        name = " ".join([*parts.first, *parts.von, *parts.last])
+        names.append(f"{name}, {' '.join(parts.jr)}" if parts.jr else name)
+    return [n for n in names if n], cut
+
+
+def _failure(block: ParsingFailedBlock) -> str:
+    if isinstance(block, DuplicateBlockKeyBlock):
+        first = (block.previous_block.start_line or 0) + 1
+        return f"entry {block.key}: the same key as the entry at line {first}; skipped"
+    error = block.error
+    detail = " ".join(str(getattr(error, "abort_reason", None) or getattr(error, "message", None)
+                          or error).split()).rstrip(".")
+    return f"malformed entry (unbalanced braces or quotes, or a missing comma: {detail}); skipped"

@@ -1,25 +1,26 @@
-"""JSON Lines, CSV/TSV and the arXiv metadata snapshot: one record a line or row.
+"""JSON Lines and CSV/TSV: one record a line or row.
 
-Fields: id, title, abstract, authors, year, venue, url; only ``abstract`` is required.
-arXiv snapshot lines (``authors_parsed``, ``journal-ref``, ``versions``) are recognised by
-their keys and mapped onto the same fields.
+Fields: id, title, abstract, authors, year, venue, url, doi, arxiv_id; only ``abstract`` is
+required. A JSON line may also be a record of another JSON format, recognised by its keys and
+mapped onto the same fields: an OpenAlex work (``abstract_inverted_index``), a CSL-JSON item
+(``container-title``, ``issued``, ``DOI``...), an arXiv metadata snapshot line
+(``authors_parsed``, ``journal-ref``, ``versions``), or a whole OpenAlex results page.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
-from rag.ingest.papers import content_id, make_paper, split_authors
+from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
+from rag.ingest.formats.csl import from_csl, is_csl
+from rag.ingest.formats.openalex import from_openalex, is_openalex
+from rag.ingest.formats.records import Row, text_of, to_paper
 from rag.types import Paper
-
-_YEAR = re.compile(r"\b(19|20)\d\d\b")
 
 
 def read_jsonl(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
@@ -29,15 +30,41 @@ def read_jsonl(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Pape
                 continue
             try:
                 row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                yield Problem(path.name, number, f"not valid JSON ({exc.msg}); skipped")
+            except (json.JSONDecodeError, RecursionError) as exc:
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+                yield Problem(path.name, number, f"not valid JSON ({why}); skipped")
                 continue
-            if not isinstance(row, dict):
-                yield Problem(path.name, number, "not a JSON object; skipped")
-                continue
-            if "authors_parsed" in row or "journal-ref" in row or "versions" in row:
-                row = _from_arxiv(row)
-            yield _record(path.name, number, row, max_chars)
+            yield from read_object(path.name, number, row, max_chars)
+
+
+def read_object(source: str, line: int, item: Any, max_chars: int) -> Iterator[Paper | Problem]:
+    """One JSON value of a file: a record of any JSON format, or an OpenAlex results page."""
+    if not isinstance(item, dict):
+        yield Problem(source, line, "not a JSON object; skipped")
+        return
+    if isinstance(item.get("results"), list) and "meta" in item:  # an OpenAlex API page
+        for work in item["results"]:
+            yield from read_object(source, line, work, max_chars)
+        return
+    try:
+        row = record_of(item)
+    except ValueError as exc:
+        yield Problem(source, line, f"{exc}; skipped")
+        return
+    named = row is not item  # a record of a named format: its id or title names it in problems
+    key = (text_of(row.get("id")) or text_of(row.get("title"))) if named else None
+    yield to_paper(source, line, row, max_chars, key)
+
+
+def record_of(item: dict[str, Any]) -> Row:
+    """The common fields of one JSON record, whichever format it is in."""
+    if is_openalex(item):
+        return from_openalex(item)
+    if is_csl(item):
+        return from_csl(item)
+    if "authors_parsed" in item or "journal-ref" in item or "versions" in item:
+        return _from_arxiv(item)
+    return item
 
 
 def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
@@ -55,7 +82,7 @@ def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper 
                     yield Problem(path.name, start, "more cells than header columns; skipped")
                 else:
                     clean = {(k or "").strip().lower(): v for k, v in row.items()}
-                    yield _record(path.name, start, clean, max_chars)
+                    yield to_paper(path.name, start, clean, max_chars)
                 start = reader.line_num + 1
         except csv.Error as exc:
             yield Problem(path.name, start, f"unreadable CSV ({exc}); rest of file skipped")
@@ -79,50 +106,6 @@ def _from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
         "year": created or row.get("update_date"),
         "venue": row.get("journal-ref"),
         "url": f"https://arxiv.org/abs/{arxiv_id}" if arxiv_id else None,
+        "arxiv_id": arxiv_id or None,
+        "doi": row.get("doi"),
     }
-
-
-def _record(source: str, number: int, row: dict[str, Any], max_chars: int) -> Paper | Problem:
-    abstract = row.get("abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
-        return Problem(source, number, "no 'abstract' text; skipped")
-    if why := abstract_problem(abstract, max_chars):
-        return Problem(source, number, why)
-    authors, cut = _authors(row.get("authors"))
-    try:
-        year = _year(row.get("year"))
-    except ValueError:
-        return Problem(source, number, f"year {row.get('year')!r} is not a year; skipped")
-    abstract = " ".join(abstract.split())
-    paper_id = _text(row.get("id")) or content_id(abstract)
-    return make_paper(
-        paper_id, abstract, title=_text(row.get("title")), authors=authors,
-        authors_truncated=cut, year=year, venue=_text(row.get("venue")),
-        url=_text(row.get("url")), source=source, line=number,
-    )
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = " ".join(str(value).split())
-    return text or None
-
-
-def _authors(value: Any) -> tuple[tuple[str, ...], bool]:
-    if isinstance(value, list):
-        return tuple(a.strip() for a in map(str, value) if a.strip()), False
-    if isinstance(value, str):
-        return split_authors(value)
-    return (), False
-
-
-def _year(value: Any) -> int | None:
-    if value in (None, ""):
-        return None
-    if isinstance(value, int):
-        return value
-    match = _YEAR.search(str(value))
-    if not match:
-        raise ValueError(value)
-    return int(match.group(0))

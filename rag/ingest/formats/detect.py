@@ -1,0 +1,57 @@
+"""Which format a file is in: its extension says what it should be, its first lines what it
+is. A distinctive start wins over the extension, so a Zotero RIS export saved as ``.txt``, a
+CSL-JSON array saved as ``.jsonl`` or a BibTeX file saved as ``.txt`` are read as what they
+are; anything else is read as its extension says."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from rag.ingest.formats import ENCODING_ERRORS
+
+HEAD_BYTES = 64 * 1024
+EXTENSIONS = {".txt": "seed", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
+              ".tsv": "tsv", ".bib": "bibtex", ".bibtex": "bibtex", ".ris": "ris"}
+_RIS = re.compile(r"^TY  - ")
+_BIB_ENTRY = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
+_BIB_PREFIX = re.compile(r"^\s*(%|@)")
+_JSON_ARRAY = re.compile(r"^\[\s*(\{|\])")
+_JSON_OBJECT = re.compile(r'^\{\s*("|\})')
+
+
+def format_of(path: Path) -> str | None:
+    """The reader's name for this file (see ``EXTENSIONS``), or None for a file whose extension
+    is unknown and whose start is not a known format either."""
+    by_content = sniff(_head(path))
+    return by_content or EXTENSIONS.get(path.suffix.lower())
+
+
+def sniff(head: str) -> str | None:
+    """The format a file's first characters show, if they show one distinctly."""
+    text = head.lstrip("\ufeff \t\r\n")
+    first = text.split("\n", 1)[0].rstrip("\r")
+    if _RIS.match(first):
+        return "ris"
+    if _JSON_ARRAY.match(text):
+        return "json"
+    if _JSON_OBJECT.match(text):
+        if "\n" not in text:
+            return None  # a first line longer than the head: the extension decides
+        try:
+            json.loads(first)
+        except (ValueError, RecursionError):
+            return "json"  # an object over several lines: one document
+        return "jsonl"
+    if _BIB_PREFIX.match(first) and _BIB_ENTRY.search(text):
+        return "bibtex"
+    return None
+
+
+def _head(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(HEAD_BYTES).decode("utf-8", errors=ENCODING_ERRORS)
+    except OSError:
+        return ""  # the reader reports why it cannot be read

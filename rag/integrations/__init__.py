@@ -1,0 +1,1 @@
+"""Adapters that let other frameworks use this engine (LlamaIndex)."""
