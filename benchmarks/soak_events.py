@@ -189,8 +189,8 @@ class Events:
 def ids_of(data_dir: Path) -> tuple[set[str], int, int]:
     """Every id the served generation answers to (papers and merged duplicates), and its
     chunk and vector counts."""
+    from rag.index.chroma import chroma_client
     from rag.index.stamp import read_stamp
-    from rag.index.vectors import chroma_client
     from rag.settings import Settings
 
     settings = Settings(data_dir=data_dir)

@@ -140,7 +140,9 @@ def find_papers(engine: Engine, question: str, *, intent: Intent | None = None, 
         evidence, draft = listing_answer(engine.library, intent, filters)
         if evidence:
             return evidence, draft
-    found = retrieve(engine.library, question, k or engine.settings.retrieval.top_k,
+    wide = intent.multi_paper and intent.kind != "comparison"  # a list reads more papers
+    k = k or (engine.settings.retrieval.list_k if wide else engine.settings.retrieval.top_k)
+    found = retrieve(engine.library, question, k,
                      filters=filters, mode=mode, methods=engine.methods)
     return engine.reranker.rerank(question, found), None
 

@@ -54,6 +54,8 @@ class EmbeddingSettings(Group):
 
 class RetrievalSettings(Group):
     top_k: int = Field(5, ge=1, le=50, description="papers passed to the answerer")
+    list_k: int = Field(10, ge=1, le=50, description="papers passed to the answerer for a list "
+                        "question ('which papers ...'), whose answer may name many")
     candidates: int = Field(30, ge=1, le=500, description="chunks each retriever fetches")
     rrf_k: int = Field(60, ge=1, le=1000, description="reciprocal-rank fusion constant")
     dense_weight: float = Field(1.0, ge=0, le=10)
@@ -71,9 +73,9 @@ class RetrievalSettings(Group):
 
     @model_validator(mode="after")
     def _top_k_within_pools(self) -> RetrievalSettings:
-        if self.top_k > self.candidates:
-            raise ValueError(f"top_k ({self.top_k}) cannot exceed candidates ({self.candidates}), the "
-                             "chunks each retriever fetches")
+        if max(self.top_k, self.list_k) > self.candidates:
+            raise ValueError(f"top_k ({self.top_k}) and list_k ({self.list_k}) cannot exceed candidates "
+                             f"({self.candidates}), the chunks each retriever fetches")
         if self.mmr and self.top_k > self.mmr_pool:
             raise ValueError(f"top_k ({self.top_k}) cannot exceed mmr_pool ({self.mmr_pool}) with mmr on")
         return self

@@ -60,7 +60,7 @@ def test_a_chunk_overlap_as_large_as_the_chunk_is_refused(monkeypatch):
 
 def test_top_k_beyond_what_the_retrievers_fetch_is_refused(monkeypatch):
     monkeypatch.setenv("RAG_RETRIEVAL__TOP_K", "40")
-    with pytest.raises(ConfigError, match=r"top_k \(40\) cannot exceed candidates \(30\)"):
+    with pytest.raises(ConfigError, match=r"top_k \(40\) and list_k \(10\) cannot exceed candidates \(30\)"):
         load_settings()
     monkeypatch.setenv("RAG_RETRIEVAL__CANDIDATES", "60")
     assert load_settings().retrieval.top_k == 40

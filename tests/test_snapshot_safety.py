@@ -20,10 +20,10 @@ from fastapi.testclient import TestClient
 
 from rag.engine import build_engine
 from rag.errors import StoreError
+from rag.index.chroma import chroma_client
 from rag.index.library import open_library
 from rag.index.snapshots import shared_stamp
 from rag.index.stamp import read_stamp
-from rag.index.vectors import chroma_client
 from rag.ingest.pipeline import ingest
 from rag.live import LiveEngine
 from rag.settings import PROJECT_ROOT, Settings, StoreSettings

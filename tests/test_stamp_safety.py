@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 
 from rag.engine import build_engine
 from rag.errors import StoreError
+from rag.index.chroma import chroma_client, collection_names
 from rag.index.library import open_library
 from rag.index.stamp import read_stamp, stamp_path
-from rag.index.vectors import chroma_client, collection_names
 from rag.ingest.pipeline import ingest, ingest_files, rebuild
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
 from service.app import create_app

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from rag.errors import StoreError
+from rag.index.chroma import check_server_version, chroma_client, collection_names
 from rag.index.filters import VectorFilter
 from rag.index.library import open_library
 from rag.index.stamp import read_stamp
-from rag.index.vectors import ChromaIndex, check_server_version, chroma_client, collection_names
+from rag.index.vectors import ChromaIndex
 from rag.ingest.papers import make_paper
 from rag.ingest.pipeline import ingest, rebuild
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings

@@ -93,12 +93,11 @@ class OfflineAnswerer:
     def _best(self, part: Part, cands: Sequence[Sentence], intent: Intent) -> tuple[Sentence, str]:
         """The best sentence for a part and its lead span. A figure or name part prefers a
         sentence that holds one among the closest few; a yes/no part the first that decides."""
-        if part.kind == "yes_no":
-            for c in cands[: self.settings.yes_no_candidates]:
-                verdict = yes_or_no(part, c.text, self.settings.yes_no_coverage)
-                if verdict:
-                    return c, verdict
-            return cands[0], ""
+        if part.kind == "yes_no":  # a denial among the best few is the more telling evidence
+            verdicts = [(c, yes_or_no(part, c.text, self.settings.yes_no_coverage))
+                        for c in cands[: self.settings.yes_no_candidates]]
+            decided = [cv for cv in verdicts if cv[1]]
+            return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))
         if part.kind in ("number", "name"):
             close = [c for c in cands[: self.settings.yes_no_affirming] if c.holds]
             for c in close or cands[:1]:
@@ -152,11 +151,15 @@ class OfflineAnswerer:
     def _figure(self, part: Part, cands: Sequence[Sentence], line: Sentence, intent: Intent) -> DraftSentence:
         """The figure one listed paper gives for the "how much" part, or a line saying it has none."""
         own = [c for c in cands if c.paper.paper.id == line.paper.paper.id and c.holds]
-        for c in sorted(own, key=lambda c: c.text != line.text)[:3]:
-            if lead := lead_span(part, c, intent.question):
-                return DraftSentence(c.text, (c.paper.paper.id,), c.score, prefix=_bold(lead))
-        return DraftSentence(f"(The {line.paper.paper.label} abstract gives no figure for {_clause(part)}.)",
-                             (), framing=True)
+        leads = [(c, lead) for c in own[:4] if (lead := lead_span(part, c, intent.question))]
+        # "how much" asks for an amount of change: a share or a factor before a bare count
+        leads.sort(key=lambda cl: not (is_share(cl[1]) or times(cl[1])))
+        if leads:
+            c, lead = leads[0]
+            return DraftSentence(c.text, (c.paper.paper.id,), c.score, prefix=_bold(lead))
+        name = line.paper.paper.method or line.paper.paper.title or "its"
+        return DraftSentence(f"({name} abstract gives no figure for this.)" if name == "its" else
+                             f"(The {name} abstract gives no figure for this.)", (), framing=True)
 
     def _compare(self, intent: Intent, reading: Reading) -> list[DraftSentence]:
         """Each side of a comparison from its own paper: its best sentence (one holding a figure

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from rag.answer.intent import Part
-from rag.text.lexicon import stem, tokens
+from rag.text.lexicon import STOPWORDS, stem, tokens
 from rag.text.vocab import DENIALS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
@@ -35,7 +35,7 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
                 left = SCOPE
             elif w in SCOPE_ENDS:
                 left = 0
-            elif left:
+            elif left and w not in STOPWORDS:
                 denied.add(stem(w))
                 left -= 1
     return denied

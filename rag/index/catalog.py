@@ -22,22 +22,21 @@ import json
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from rag.errors import IndexMismatchError, StoreError
-from rag.index.catalog_schema import MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION, batches, dump_paper, load_paper
-from rag.index.dedupe import band_keys, shingle_hashes
+from rag.index.catalog_schema import MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION, batches, load_paper
+from rag.index.catalog_writer import CatalogWriter
 from rag.index.filters import Filters, paper_condition
-from rag.text.authors import fold, name_tokens
-from rag.text.clean import content_hash, dedupe_key
+from rag.text.authors import fold
+from rag.text.clean import content_hash
 from rag.types import Chunk, Paper
 
 log = logging.getLogger(__name__)
 _FEW_PAPERS = 200  # a filter this selective is searched chunk by chunk
 
 
-class Catalog:
+class Catalog(CatalogWriter):
     def __init__(self, path: Path, *, pinned: bool = False) -> None:
         self.path = path
         try:
@@ -286,73 +285,7 @@ class Catalog:
             self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                 list(values.items()))
 
-    # ------------------------------------------------------------------ writing
-    def save(self, papers: Iterable[tuple[Paper, str]],
-             aliases: Iterable[tuple[str, str, str, str]] = (),
-             chunks: Iterable[Chunk] = ()) -> None:
-        """Store (paper, source hash) pairs, (alias, kept id, source, hash) rows and the papers'
-        chunks for keyword search, atomically. A saved paper's old rows are replaced; a new
-        paper's are not looked for."""
-        papers = list(papers)
-        aliases = list(aliases)
-        with self.db:
-            existing = self._existing([p.id for p, _ in papers] + [a[0] for a in aliases])
-            self._remove_rows(existing)
-            titles = {p.id: p.title or "" for p, _ in papers}
-            self.db.executemany("INSERT INTO chunks (id, paper_id, text, title) VALUES (?,?,?,?)",
-                                [(c.id, c.paper_id, c.text, titles.get(c.paper_id, "")) for c in chunks])
-            for paper, digest in papers:
-                self._insert(paper, digest)
-            self.db.executemany(
-                "INSERT OR REPLACE INTO aliases (alias, paper_id, source, source_hash) "
-                "VALUES (?,?,?,?)", aliases)
-
-    def _existing(self, ids: list[str]) -> list[str]:
-        found: list[str] = []
-        for part, marks in batches(list(dict.fromkeys(ids))):
-            found += [r[0] for r in self.db.execute(f"SELECT id FROM papers WHERE id IN ({marks})", part)]
-        return found
-
-    def _insert(self, paper: Paper, digest: str) -> None:
-        key = dedupe_key(paper.text) if paper.text else None
-        self.db.execute(
-            "INSERT INTO papers (id, source, record, source_hash, year, venue, has_abstract, method, "
-            "dedupe_key) VALUES (?,?,?,?,?,?,?,?,?)",
-            (paper.id, paper.source, dump_paper(replace(paper, aliases=())), digest, paper.year,
-             paper.venue, int(paper.has_abstract), paper.method, key))
-        if paper.venue:
-            self.db.execute("INSERT OR IGNORE INTO venues (name, norm) VALUES (?, ?)",
-                            (paper.venue, fold(paper.venue)))
-        self.db.executemany(
-            "INSERT OR IGNORE INTO author_tokens (token, paper_id, pos) VALUES (?,?,?)",
-            [(t, paper.id, pos) for pos, name in enumerate(paper.authors) for t in name_tokens(name)])
-        if paper.text:
-            self.db.executemany("INSERT OR IGNORE INTO lsh (band_key, paper_id) VALUES (?, ?)",
-                                [(k, paper.id) for k in band_keys(shingle_hashes(paper.text))])
-
-    def _remove_rows(self, ids: Sequence[str]) -> None:
-        rows = [(i,) for i in ids]
-        for table, key in (("papers", "id"), ("chunks", "paper_id"), ("author_tokens", "paper_id"),
-                           ("lsh", "paper_id")):
-            self.db.executemany(f"DELETE FROM {table} WHERE {key} = ?", rows)
-
     def ids_from(self, source: str) -> set[str]:
         rows = self.db.execute("SELECT id FROM papers WHERE source = ? UNION "
                                "SELECT alias FROM aliases WHERE source = ?", (source, source))
         return {r[0] for r in rows}
-
-    def remove(self, ids: Iterable[str]) -> None:
-        gone = list(ids)
-        with self.db:
-            self._remove_rows(gone)
-            self.db.executemany("DELETE FROM aliases WHERE alias = ?", [(i,) for i in gone])
-
-    def forget(self, ids: Iterable[str]) -> None:
-        """Drop these papers' stored hashes: the next ingest indexes them again."""
-        with self.db:
-            self.db.executemany("UPDATE papers SET source_hash = '' WHERE id = ?", [(i,) for i in ids])
-
-    def clear(self) -> None:
-        with self.db:
-            for table in ("papers", "aliases", "chunks", "author_tokens", "lsh", "venues", "meta"):
-                self.db.execute(f"DELETE FROM {table}")

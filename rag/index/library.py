@@ -14,11 +14,12 @@ from functools import cached_property
 
 from rag.errors import StoreError
 from rag.index.catalog import Catalog
+from rag.index.chroma import chroma_client
 from rag.index.chunking import Chunker, chunker_signature
 from rag.index.embedding import Embedder, build_embedder
 from rag.index.snapshots import follow_snapshot
 from rag.index.stamp import Stamp, inside, read_stamp
-from rag.index.vectors import ChromaIndex, VectorIndex, chroma_client
+from rag.index.vectors import ChromaIndex, VectorIndex
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from rag.errors import StoreError
+from rag.index.chroma import chroma_client, collection_names
 from rag.index.recovery import recover_stamp
 from rag.index.snapshots import follow_snapshot, needs_publishing, publish_snapshot, shared_generation
 from rag.index.stamp import (
@@ -29,7 +30,6 @@ from rag.index.stamp import (
     stamp_path,
     swap_stamp,
 )
-from rag.index.vectors import chroma_client, collection_names
 
 if TYPE_CHECKING:
     from rag.index.lease import Lease

@@ -17,12 +17,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rag.errors import IndexMismatchError, InputError
+from rag.index.chroma import chroma_client, collection_names
 from rag.index.diskspace import writing
 from rag.index.embedding import Embedder
 from rag.index.lease import shared_lease
 from rag.index.library import Library, open_library
 from rag.index.stamp import Stamp, catalog_number, collection_build, inside
-from rag.index.vectors import chroma_client, collection_names
 from rag.ingest.formats import scan
 from rag.ingest.generation import begin, finish
 from rag.ingest.origins import origin_of
