@@ -1,4 +1,5 @@
-"""Fit the answerer's weights and thresholds on the DEV split, and only on it: this script never
+"""Fit how the offline answer is laid out (how many sentences, which verdict) on the DEV split,
+and only on it (the reader's weights are fitted by `rag train-reader`): this script never
 opens the test split (a test holds it to that). Prints dev at the current defaults and at the
 fitted values. Test is scored by `rag eval --split test` alone, which leaves a line in
 eval/ledger.jsonl each time.
@@ -31,24 +32,13 @@ from rag.answer.offline import OfflineAnswerer  # noqa: E402
 from rag.engine import Engine, build_engine  # noqa: E402
 
 # What the search may change, and the values it tries (the first pass starts at the defaults).
-GRID: dict[str, tuple[float, ...]] = {
-    "min_evidence": (0.2, 0.25, 0.3, 0.35),
-    "min_answer_score": (0.2, 0.25, 0.3, 0.35, 0.4),
-    "min_topic_overlap": (0.0, 0.2, 0.25, 0.34, 0.4, 0.5),
-    "unknown_term_overlap": (0.0, 0.34, 0.5, 0.67, 0.8),
-    "yes_no_coverage": (0.15, 0.25, 0.34, 0.5),
-    "evidence_margin": (0.05, 0.1, 0.15, 0.2),
-    "min_sentence_score": (0.2, 0.25, 0.3, 0.35, 0.4),
-    "weight_similarity": (0.4, 0.55, 0.7),
-    "weight_overlap": (0.2, 0.35, 0.5),
-    "weight_paper": (0.0, 0.1, 0.2),
-    "weight_name": (0.0, 0.15, 0.3),
-    "weight_intro": (0.0, 0.1, 0.2, 0.3),
-    "weight_mechanism": (0.0, 0.05, 0.1, 0.2),
-    "weight_result": (0.0, 0.05, 0.1, 0.2),
+GRID: dict[str, tuple[float, ...]] = {  # how the answer is laid out; the reader itself is fitted
+    "yes_no_coverage": (0.15, 0.25, 0.34, 0.5),          # by `rag train-reader` (its own thresholds)
+    "yes_no_candidates": (1, 3, 5, 8),
+    "figure_candidates": (1, 2, 3, 5),
     "max_sentences": (3, 4, 5),
-    "answer_sentences": (2, 3, 4),
-    "second_ratio": (0.6, 0.7, 0.8, 0.9),
+    "answer_sentences": (1, 2, 3, 4),
+    "second_ratio": (0.5, 0.6, 0.7, 0.8, 0.9),
 }
 REPORTED = (("key facts stated", "key_facts"), ("false abstentions (rate)", "false_abstention_rate"),
             ("unanswerable declined", "unanswerable_abstained"), ("gold cited, with a fact", "gold_cited"),
@@ -77,7 +67,8 @@ def memoise_retrieval() -> None:
 def with_values(engine: Engine, values: dict[str, float]) -> Engine:
     answer = engine.settings.answer.model_copy(update=values)
     settings = engine.settings.model_copy(update={"answer": answer})
-    offline = OfflineAnswerer(engine.library.embedder, answer, engine.offline.reader.terms)
+    offline = OfflineAnswerer(engine.library.embedder, answer, engine.offline.reader.terms,
+                              engine.offline.reader.model)
     return replace(engine, settings=settings, offline=offline)
 
 

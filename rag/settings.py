@@ -82,60 +82,25 @@ class RetrievalSettings(Group):
 
 
 class AnswerSettings(Group):
-    """How the offline answerer reads the evidence. Marked "fitted": chosen on the dev split by
-    ``benchmarks/tune.py`` (never on test). Marked "fixed": hand-set, with the reason."""
+    """How the offline answer is laid out from what the fitted reader chose (its weights and
+    thresholds are data: rag/assets/reader.json, written by ``rag train-reader``). Marked
+    "fitted": chosen on the dev split by ``benchmarks/tune.py`` (never on test). Marked "fixed":
+    hand-set, with the reason."""
 
     max_question_chars: int = Field(2000, ge=10, le=100_000, description="fixed: a cap, not a weight")
     max_sentences: int = Field(4, ge=1, le=10, description="fitted")
     answer_sentences: int = Field(4, ge=1, le=10, description="fitted: sentences for a one-paper answer")
     second_ratio: float = Field(0.6, ge=0, le=1, description="fitted: a further sentence scores this "
                                 "share of the best one")
-    min_evidence: float = Field(
-        0.30, ge=-1, le=1, description="fitted: papers whose best chunk's cosine similarity is below "
-        "this are not read")
-    min_topic_overlap: float = Field(
-        0.2, ge=0, le=1, description="fitted: abstain when no read abstract says this share of the "
-        "question's focus terms")
-    unknown_term_overlap: float = Field(
-        0.5, ge=0, le=1, description="fitted: a question with a capitalised word no abstract contains "
-        "is declined unless a read abstract says this share of its focus terms")
-    rare_name_chunks: int = Field(
-        3, ge=0, le=50, description="fixed (a count, not a weight; 1-5 give the same dev answers): a "
-        "capitalised word in at most this many chunks counts as a name")
     yes_no_coverage: float = Field(
         0.15, ge=0, le=1, description="fitted: a sentence must say this share of a yes/no question's "
         "focus terms to answer it yes or no")
-    yes_no_window: int = Field(5, ge=1, le=12, description="fixed (the usual reach of an English "
-                               "negation): words before a term in which a negation denies it")
     yes_no_candidates: int = Field(5, ge=1, le=20, description="fixed: the best sentences searched "
                                    "for a denial of what a yes/no question asks")
-    yes_no_affirming: int = Field(3, ge=1, le=20, description="fixed: ... and for an affirmation")
+    figure_candidates: int = Field(3, ge=1, le=20, description="fixed: the best sentences searched "
+                                   "for one holding the asked figure or name")
     list_papers: int = Field(8, ge=1, le=30, description="fixed (a display cap): papers a list answer "
                              "shows at most")
-    evidence_margin: float = Field(0.1, ge=0, le=1, description="fitted: read papers within this of "
-                                   "the best")
-    min_answer_score: float = Field(
-        0.35, ge=0, le=3, description="fitted: abstain when no sentence that holds the asked kind of "
-        "answer scores this")
-    min_sentence_score: float = Field(
-        0.2, ge=0, le=3, description="fitted: a paper's best sentence must score this to be listed")
-    weight_similarity: float = Field(0.55, ge=0, le=5, description="fitted: sentence-question cosine")
-    weight_overlap: float = Field(0.35, ge=0, le=5, description="fitted: share of the question's focus "
-                                  "terms said")
-    weight_paper: float = Field(0.2, ge=0, le=5, description="fitted: the paper's retrieval similarity")
-    weight_name: float = Field(0.30, ge=0, le=5, description="fitted: per name from the question the "
-                               "sentence says")
-    weight_intro: float = Field(0.30, ge=0, le=5, description='fitted: "we propose ..." for what/which '
-                                "questions")
-    weight_result: float = Field(0.1, ge=0, le=5, description='fitted: taken off "experiments show '
-                                 '...", "outperforms ..." when a how/what question does not ask about '
-                                 "results")
-    weight_mechanism: float = Field(0.1, ge=0, le=5, description='fitted: "by", "via", "based on" ... '
-                                    "for how and comparison questions")
-    weight_contribution: float = Field(0.15, ge=0, le=5, description="fixed: in a list, a paper's "
-                                       "sentence that says what it proposes is preferred by this")
-    max_bonus: float = Field(0.4, ge=0, le=5, description="fixed: the name, intro and mechanism "
-                             "bonuses of one sentence add up to at most this")
     support_threshold: float = Field(
         0.54, ge=0, le=1, description="fitted on the dev split of eval/datasets/support_pairs.jsonl: "
         "a sentence whose cited abstracts score below this (rag.answer.support's aligned checker: "

@@ -1,40 +1,19 @@
-"""Reading the retrieved abstracts for one question: which sentences answer which part of it,
-and whether the evidence holds the asked kind of answer about the asked thing at all.
-
-Both answer paths use this: the offline answerer composes its answer from the chosen sentences,
-and the engine uses the same verdict to abstain before an LLM is asked, or to overrule an LLM
-that declines when the evidence is strong."""
+"""What a reading of the evidence is (the best sentences per part of a question, or why the
+abstracts do not answer), and the checks the fitted reader's features use: does a sentence hold
+the asked kind of answer (a figure of the asked unit, a name the question does not say), does an
+abstract name a thing, how much of the question's topic an abstract covers."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rag.answer.intent import Intent, Part
-from rag.index.embedding import Embedder
-from rag.retrieve.keyword import TermStats
-from rag.settings import AnswerSettings
-from rag.text.clean import split_sentences
-from rag.text.injection import is_instruction
 from rag.text.lexicon import GENERIC_TERMS, content_terms, mentions, stem, tokens
-from rag.text.names import capitalised_terms, is_coined, name_pattern, names
+from rag.text.names import name_pattern, names
 from rag.text.numbers import number_spans, percent, times
 from rag.types import ScoredPaper
-
-# How a method works is said with "by", "through", "via", "based on", "instead of", "specifically".
-MECHANISM = re.compile(r"\b(?:by|through|via|using|based\s+on|relies\s+on|leverag\w*|employ\w*|"
-                       r"consists?\s+of|instead\s+of|rather\s+than|specifically|concretely|"
-                       r"in\s+particular)\b", re.IGNORECASE)
-# a sentence that reports results rather than saying what the work is or does
-RESULT_SENTENCE = re.compile(r"\b(?:experiments?|empirical(?:ly)?|results?|evaluations?)\b[^.]{0,30}"
-                             r"\b(?:show|demonstrate|indicate|confirm|verify)|\boutperform|"
-                             r"\bstate[- ]of[- ]the[- ]art\b|\bsurpass", re.IGNORECASE)
-# a question about results: then result sentences are what it asks for
-ASKS_RESULTS = re.compile(r"\b(?:better|best|worse|outperform\w*|beat\w*|faster|slower|accura\w*|score\w*|"
-                          r"results?|perform\w*|gains?|improv\w*|compar\w*|benchmark\w*|state[- ]of)\b",
-                          re.IGNORECASE)
-INTRO_SENTENCE = re.compile(r"\b(?:[Ww]e|[Tt]his (?:paper|work))\b[^.]{0,40}\b(?:propose|present|introduce)")
 
 
 @dataclass(frozen=True)
@@ -62,14 +41,10 @@ class Reading:
 
 
 def says(paper: ScoredPaper, name: str) -> bool:
-    """The abstract names it: whole, or each piece of a compound ("Bison-Gecko" when the text
-    says "PaLM2-Bison ... PaLM2-Gecko"), or as its method name or an alias."""
+    """The abstract names it, however hyphenated, or as its method name or an alias."""
     p = paper.paper
-    if name_pattern(name).search(p.text) or any(
-            mentions(alias, name) for alias in (p.method or "", *p.aliases) if alias):
-        return True
-    pieces = [x for x in re.split(r"[-_]", name) if len(x) >= 2]
-    return len(pieces) > 1 and all(name_pattern(x).search(p.text) for x in pieces)
+    return bool(name_pattern(name).search(p.text)) or any(
+        mentions(alias, name) for alias in (p.method or "", *p.aliases) if alias)
 
 
 def is_share(span: str) -> bool:
@@ -127,109 +102,3 @@ def _topic_share(intent: Intent, papers: Sequence[ScoredPaper],
         return 1.0
     return max(sum(w for t, w in focus.items() if t in content_terms(p.paper.text)) / total
                for p in papers)
-
-
-class Reader:
-    """``terms`` tells how common a word is in the collection: capitalised words the lexicon
-    cannot tell by shape count as names when rare and as unknown when never said, and the
-    question's focus words are weighted by rarity when judging whether an abstract is on topic."""
-
-    def __init__(self, embedder: Embedder, settings: AnswerSettings,
-                 terms: TermStats | None = None) -> None:
-        self.embedder, self.settings = embedder, settings
-        self.terms = terms
-
-    def _with_rare_names(self, intent: Intent) -> tuple[Intent, str | None]:
-        """The intent with rare capitalised words added to its names, and the first capitalised
-        word no indexed abstract contains (if any)."""
-        if self.terms is None:
-            return intent, None
-        author = set((intent.author or "").split())
-        counts = {w: self.terms.count(w) for w in capitalised_terms(intent.question) if w not in author}
-        unknown = next((w for w, n in counts.items() if n == 0), None)
-        rare = tuple(w for w, n in counts.items() if 0 < n <= self.settings.rare_name_chunks)
-        return (replace(intent, names=intent.names + rare) if rare else intent), unknown
-
-    def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
-        usable = [e for e in evidence if e.paper.has_abstract]
-        if not usable:
-            return Reading((), (), "no indexed abstract is about this")
-        intent, unknown = self._with_rare_names(intent)
-        said = tuple(n for n in intent.names if any(says(e, n) for e in usable))
-        missing = [n for n in intent.names if n not in said and is_coined(n)]
-        if missing:  # a coined name ("Zorblax7") nobody says: the question is about something absent
-            return Reading((), tuple(usable), f"none of the indexed abstracts mentions {missing[0]}")
-        intent = replace(intent, names=said)  # an acronym nobody says ("DNA") is only vocabulary
-        papers = self._papers(intent, usable)
-        share = _topic_share(intent, papers, self.terms.weight if self.terms else None)
-        if unknown and share < self.settings.unknown_term_overlap:
-            return Reading((), tuple(usable), f"none of the indexed abstracts mentions {unknown}")
-        if not intent.names and share < self.settings.min_topic_overlap:
-            return Reading((), tuple(papers), "the closest abstracts are about something else")
-        scored = self._score(intent, papers)
-        parts = tuple((part, tuple(sorted(cands, key=lambda s: (not s.holds, -s.score))))
-                      for part, cands in zip(intent.parts, scored, strict=True))
-        floor = self.settings.min_answer_score
-        if not any(c and c[0].holds and c[0].score >= floor for _, c in parts):
-            return Reading(parts, tuple(papers), self._why(intent, parts))
-        return Reading(parts, tuple(papers))
-
-    def _papers(self, intent: Intent, usable: list[ScoredPaper]) -> list[ScoredPaper]:
-        said = {e.paper.id: sum(says(e, n) for n in intent.names) for e in usable}
-        named = [e for e in usable if said[e.paper.id]]
-        if named and intent.kind == "comparison":  # each side; an unnamed side by similarity
-            others = [e for e in usable if not said[e.paper.id]]
-            return named[:4] + others[: max(0, 2 - len(named))]
-        if named and not intent.multi_paper:  # the papers that say the most of the names
-            most = max(said.values())
-            return [e for e in named if said[e.paper.id] == most][:3]
-        if named:  # a list about a named thing ("Which datasets was KGpip tested on?")
-            return named
-        strongest = max(e.similarity for e in usable)
-        floor = max(self.settings.min_evidence, strongest - self.settings.evidence_margin)
-        chosen = [e for e in usable if e.similarity >= floor] or usable[:1]
-        return chosen if intent.multi_paper else chosen[:3]
-
-    def _score(self, intent: Intent, papers: Sequence[ScoredPaper]) -> list[list[Sentence]]:
-        pool = [(p, s) for p in papers for s in split_sentences(p.paper.text)
-                if len(s.split()) >= 5 and not is_instruction(s)]
-        if not pool:
-            return [[] for _ in intent.parts]
-        vectors = self.embedder.embed([part.text for part in intent.parts] + [s for _, s in pool])
-        questions, sentences = vectors[: len(intent.parts)], vectors[len(intent.parts):]
-        w = self.settings
-        out = []
-        for part, qvec in zip(intent.parts, questions, strict=True):
-            sims = sentences @ qvec
-            row = []
-            for (paper, text), sim in zip(pool, sims, strict=True):
-                terms = content_terms(text)
-                overlap = len(part.focus & terms) / max(1, len(part.focus))
-                score = (w.weight_similarity * float(sim) + w.weight_overlap * overlap
-                         + w.weight_paper * paper.similarity + self._bonus(intent, part, paper, text))
-                row.append(Sentence(paper, text, round(score, 4),
-                                    holds(part, text, terms, paper, intent.names)))
-            out.append(row)
-        return out
-
-    def _bonus(self, intent: Intent, part: Part, paper: ScoredPaper, text: str) -> float:
-        bonus = 0.0
-        own = (paper.paper.method or "").lower()
-        bonus += self.settings.weight_name * sum(
-            1 for n in intent.names if n.lower() != own and name_pattern(n).search(text))
-        if part.kind in ("describe", "name", "list") and INTRO_SENTENCE.search(text):
-            bonus += self.settings.weight_intro
-        if part.kind in ("how", "comparison") and MECHANISM.search(text):
-            bonus += self.settings.weight_mechanism
-        if (part.kind in ("how", "comparison", "describe", "list") and RESULT_SENTENCE.search(text)
-                and not ASKS_RESULTS.search(part.text)):
-            bonus -= self.settings.weight_result
-        return min(bonus, self.settings.max_bonus)
-
-    @staticmethod
-    def _why(intent: Intent, parts: tuple[tuple[Part, tuple[Sentence, ...]], ...]) -> str:
-        for part, cands in parts:
-            if part.kind == "number" and not any(c.holds for c in cands):
-                asked = re.sub(r"^\s*(?:and\s+)?", "", part.text).rstrip(" ?.")
-                return f"the closest abstracts give no figure for: {asked}"
-        return "the closest abstracts are about something else"

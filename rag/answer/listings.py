@@ -3,11 +3,11 @@ Papers listed without an abstract take part, and the answer says so."""
 
 from __future__ import annotations
 
-from rag.answer.evidence import INTRO_SENTENCE
 from rag.answer.intent import Intent
 from rag.index.library import Library
 from rag.retrieve.fusion import Filters, retrieve
 from rag.text.clean import split_sentences
+from rag.text.cues import INTRO
 from rag.text.lexicon import STOPWORDS, tokens
 from rag.text.venues import SPELLED_OUT
 from rag.types import Draft, DraftSentence, Paper, ScoredPaper
@@ -31,7 +31,7 @@ def contribution(paper: Paper) -> str:
         where = ", ".join(str(x) for x in (paper.venue, paper.year) if x)
         return f"Listed{' in ' + where if where else ''} without an abstract."
     sentences = split_sentences(paper.text)
-    return next((s for s in sentences if INTRO_SENTENCE.search(s)), sentences[0])
+    return next((s for s in sentences if INTRO.search(s)), sentences[0])
 
 
 def _topic(question: str, name: str) -> list[str]:

@@ -99,7 +99,7 @@ class OfflineAnswerer:
             decided = [cv for cv in verdicts if cv[1]]
             return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))
         if part.kind in ("number", "name"):
-            close = [c for c in cands[: self.settings.yes_no_affirming] if c.holds]
+            close = [c for c in cands[: self.settings.figure_candidates] if c.holds]
             for c in close or cands[:1]:
                 if lead := lead_span(part, c, intent.question):
                     return c, lead
