@@ -159,10 +159,17 @@ def train(engine: Engine, paths: Sequence[Path], c: float = 0.3, max_false: floa
     questions = [q for path in paths for q in load(path) if q.type != "metadata"]
     examples = collect(engine, questions, tick)
     trained = fit(examples, c, max_false, out)
-    trained["data"] = [str(p.resolve().relative_to(DATASETS.parent.parent)) for p in paths]
+    trained["data"] = [_shown(p) for p in paths]
     trained["seconds"] = round(time.time() - started, 1)
     ReaderModel.load(out).with_trained(trained).save(out)
     return trained
+
+
+def _shown(path: Path) -> str:
+    """The project-relative path of a shipped dataset; a user's own file by its full path."""
+    resolved = path.resolve()
+    root = DATASETS.parent.parent.resolve()
+    return str(resolved.relative_to(root)) if resolved.is_relative_to(root) else str(resolved)
 
 
 def fit(examples: Sequence[Example], c: float, max_false: float, out: Path) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def engine(tmp_path_factory):
     folder = tmp_path_factory.mktemp("front")
     (folder / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     settings = Settings(data_dir=folder / "index")
-    lib = open_library(settings, embedder=FakeEmbedder())
+    lib = open_library(settings)  # the real embedder: the reader is fitted on its cosines
     ingest(lib, [folder / "papers.jsonl"])
     built = build_engine(settings, library=lib)
     yield built

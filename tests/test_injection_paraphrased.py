@@ -13,16 +13,14 @@ from rag.engine import answer, build_engine
 from rag.index.library import open_library
 from rag.ingest.formats import input_files, read_file
 from rag.ingest.pipeline import ingest
-from rag.settings import BUNDLED_CORPUS, AnswerSettings, Settings
+from rag.settings import BUNDLED_CORPUS, Settings
 from rag.text.clean import split_sentences
 from rag.text.injection import is_instruction, normalise, scrub
-from tests.fakes import FakeChatModel, FakeEmbedder
+from tests.fakes import FakeChatModel
 
 SUITE = Path(__file__).resolve().parent.parent / "eval" / "datasets" / "injections"
 DEV = [json.loads(line) for line in (SUITE / "injected_dev.jsonl").read_text().splitlines() if line]
 CLEAN_DEV = [json.loads(line) for line in (SUITE / "clean_dev.jsonl").read_text().splitlines() if line]
-LOW = dict(min_evidence=0.0, min_answer_score=0.1, min_sentence_score=0.05, min_topic_overlap=0.0,
-           support_threshold=0.2)
 
 # The issue's three examples, each with a question that asks for what the injection wants said.
 ISSUE_CASES = [
@@ -83,8 +81,8 @@ def library(tmp_path_factory):
     rows += [{"id": r["id"], "abstract": r["abstract"]} for r in DEV]
     source = folder / "papers.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    settings = Settings(data_dir=folder / "index", answer=AnswerSettings(**LOW))
-    lib = open_library(settings, embedder=FakeEmbedder())
+    settings = Settings(data_dir=folder / "index")
+    lib = open_library(settings)  # the real embedder: the reader is fitted on its cosines
     ingest(lib, [source])
     yield lib
     lib.close()

@@ -20,7 +20,7 @@ def clean_env(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("variable, named, suggested", [
-    ("RAG_ANSWER__MIN_ANWSER_SCORE", "RAG_ANSWER__MIN_ANWSER_SCORE", "RAG_ANSWER__MIN_ANSWER_SCORE"),
+    ("RAG_ANSWER__SECOND_RATO", "RAG_ANSWER__SECOND_RATO", "RAG_ANSWER__SECOND_RATIO"),
     ("RAG_DATA_DRI", "RAG_DATA_DRI", "RAG_DATA_DIR"),
     ("RAG_RETRIEVAL__TOPK", "RAG_RETRIEVAL__TOPK", "RAG_RETRIEVAL__TOP_K"),
     ("RAG_LLM__BASEURL", "RAG_LLM__BASEURL", "RAG_LLM__BASE_URL"),
@@ -40,7 +40,7 @@ def test_a_misspelt_channel_setting_of_the_slack_bot_is_an_error(monkeypatch):
 
 
 @pytest.mark.parametrize("variable, value, says", [
-    ("RAG_ANSWER__WEIGHT_NAME", "99", "less than or equal to 5"),
+    ("RAG_ANSWER__LIST_PAPERS", "99", "less than or equal to 30"),
     ("RAG_ANSWER__SUPPORT_THRESHOLD", "1.5", "less than or equal to 1"),
     ("RAG_SUPPORT__NEGATION", "-0.1", "greater than or equal to 0"),
     ("RAG_RETRIEVAL__RRF_K", "0", "greater than or equal to 1"),
@@ -67,24 +67,24 @@ def test_top_k_beyond_what_the_retrievers_fetch_is_refused(monkeypatch):
 
 
 def test_dot_env_typos_are_refused_and_other_programs_variables_left_alone(tmp_path):
-    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-other-program\nRAG_ANSWER__MIN_EVIDENCE=0.25\n")
-    assert load_settings().answer.min_evidence == 0.25
-    (tmp_path / ".env").write_text("OPENAI_API_KEY=x\nRAG_ANSWER__MIN_EVIDENSE=0.25\n")
-    with pytest.raises(ConfigError, match="RAG_ANSWER__MIN_EVIDENSE is not a setting"):
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-other-program\nRAG_ANSWER__SECOND_RATIO=0.25\n")
+    assert load_settings().answer.second_ratio == 0.25
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=x\nRAG_ANSWER__SECOND_RATIOO=0.25\n")
+    with pytest.raises(ConfigError, match="RAG_ANSWER__SECOND_RATIOO is not a setting"):
         load_settings()
 
 
 def test_well_spelt_variables_are_read(monkeypatch):
-    monkeypatch.setenv("RAG_ANSWER__MIN_ANSWER_SCORE", "0.4")
+    monkeypatch.setenv("RAG_ANSWER__YES_NO_COVERAGE", "0.4")
     monkeypatch.setenv("RAG_SUPPORT__NUMBER", "0.2")
     settings = load_settings()
-    assert settings.answer.min_answer_score == 0.4 and settings.support.number == 0.2
+    assert settings.answer.yes_no_coverage == 0.4 and settings.support.number == 0.2
 
 
 def test_the_cli_says_what_is_wrong_in_one_line_and_exits_2(tmp_path):
-    result = CliRunner().invoke(cli, ["ask", "anything"], env={"RAG_ANSWER__MIN_ANWSER_SCORE": "0.9",
+    result = CliRunner().invoke(cli, ["ask", "anything"], env={"RAG_ANSWER__SECOND_RATO": "0.9",
                                                                "RAG_DATA_DIR": str(tmp_path)})
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line]
-    assert len(lines) == 1 and lines[0].startswith("error: invalid settings: RAG_ANSWER__MIN_ANWSER_SCORE")
+    assert len(lines) == 1 and lines[0].startswith("error: invalid settings: RAG_ANSWER__SECOND_RATO")
     assert "Traceback" not in result.output

@@ -16,9 +16,9 @@ import numpy as np
 
 from rag.answer.evidence import holds, says
 from rag.answer.intent import Intent, Part
-from rag.text.clean import split_sentences
 from rag.text.cues import ASKS_RESULTS, INTRO, MECHANISM, RESULT
 from rag.text.injection import is_instruction
+from rag.text.injection import sentences as injection_aware_sentences
 from rag.text.lexicon import content_terms, mentions, stem, tokens
 from rag.text.names import name_pattern, names
 from rag.text.numbers import number_spans
@@ -52,7 +52,8 @@ def candidates(evidence: Sequence[ScoredPaper]) -> list[Candidate]:
     for rank, item in enumerate(evidence, start=1):
         if not item.paper.has_abstract:
             continue
-        sentences = split_sentences(item.paper.text)
+        # split around chat-template tokens too, so the research sentence beside one is kept
+        sentences = injection_aware_sentences(item.paper.text)
         out += [Candidate(item, s, i, len(sentences), rank) for i, s in enumerate(sentences)
                 if len(s.split()) >= MIN_WORDS and not is_instruction(s)]
     return out

@@ -17,10 +17,12 @@ from rag.text.venues import names_a_venue_or_year, only_listing_words, venue_and
 
 Kind = Literal["name", "number", "yes_no", "how", "list", "comparison", "metadata", "describe"]
 
+# Metric acronyms count only as written ("mAP", "EM", "FID"): lower-case "map" and "em" are words.
+_ACRONYMS = r"(?-i:AUC|AUROC|[mM]AP|n?DCG|NDCG|MRR|WER|CER|FID|PSNR|SSIM|IoU|IOU|mIoU|EM)"
 _MEASURE = (r"percentage|percent|proportion|fraction|share|number|count|amount|ratio|factor|rate|"
             r"score|accuracy|precision|recall|f1|bleu|rouge|speed-?up|size|gain|improvement|"
             r"reduction|drop|decrease|increase|error|cost|latency|throughput|perplexity|margin|"
-            r"compression|parameters|auc|map|ndcg|mrr|wer|cer|fid|psnr|ssim|iou|em|exact\s+match|top-?[15]|"
+            r"compression|parameters|" + _ACRONYMS + r"|exact\s+match|top-?[15]|"
             r"pass@\d+|hit@\d+|win\s+rate|overhead|memory|footprint|budget")
 _NUMBER_Q = re.compile(
     r"\b(?:how\s+many|how\s+much|by\s+how\s+(?:much|many)|to\s+what\s+extent|"
@@ -30,8 +32,8 @@ _NUMBER_Q = re.compile(
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?!times\b|percentage\b)((?:[A-Za-z][\w\-]*\s*){1,4})",
                        re.IGNORECASE)
 _PERCENT_Q = re.compile(r"\b(?:percentage|percent|proportion|share|fraction|%)", re.IGNORECASE)
-_SCORE_Q = re.compile(r"\b(?:accuracy|precision|recall|f1|rate|score|bleu|rouge|auc|map|ndcg|mrr|"
-                      r"wer|cer|fid|psnr|ssim|iou|em|exact\s+match|top-?[15]|pass@\d+|hit@\d+)\b",
+_SCORE_Q = re.compile(r"\b(?:accuracy|precision|recall|f1|rate|score|bleu|rouge|" + _ACRONYMS +
+                      r"|exact\s+match|top-?[15]|pass@\d+|hit@\d+)\b",
                       re.IGNORECASE)
 _TIMES_Q = re.compile(r"\b(?:speed-?up|times|factor|fold)\b", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should|"
@@ -135,7 +137,7 @@ _CLAUSE = re.compile(r"^(?:when|where|if|once|after|before|while|since)\s+(?!(?:
 def part_kind(text: str, whole: str) -> Kind:
     context, _, asked = text.partition(", ")
     if asked and _YES_NO.match(asked) and (not _ASKS.match(context) or _CLAUSE.match(context)):
-        text = asked  # "During its post-training, does ViGaL ...": the kind is the asking clause's
+        text = asked  # "During its post-training, does X ...": the kind is the asking clause's
     if _EXISTS.match(text):
         return "list" if re.search(r"\b(?:papers|works|studies|methods|models)\b", text) else "name"
     if _YES_NO.match(text):
@@ -160,7 +162,7 @@ def part_kind(text: str, whole: str) -> Kind:
 
 def split_parts(question: str) -> list[str]:
     """The question's parts. A leading clause that asks nothing before a yes/no question ("During
-    its RL post-training, does ViGaL ...", "When X was tuned, did ...") is part of it. (Before a
+    its RL post-training, does X ...", "When X was tuned, did ...") is part of it. (Before a
     wh-question it stays a part of its own: on dev that reads its context sentence too.)"""
     pieces = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
     pieces = [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]

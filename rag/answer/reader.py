@@ -20,6 +20,7 @@ from rag.answer.model import ReaderModel
 from rag.index.embedding import Embedder
 from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
+from rag.text.lexicon import STOPWORDS, tokens
 from rag.text.names import capitalised_terms, is_coined
 from rag.types import ScoredPaper
 
@@ -98,6 +99,9 @@ class FittedReader:
         usable = tuple(e for e in evidence if e.paper.has_abstract)
         if not usable:
             return Reading((), (), "no indexed abstract is about this")
+        stranger = self._no_known_word(intent)
+        if stranger:  # nothing in the collection shares a word with the question: nothing to read
+            return Reading((), usable, f"no indexed abstract uses any of the words {stranger}")
         scored = self.score(intent, usable)
         parts = tuple(
             (part, tuple(sorted((Sentence(c.paper, c.text, round(float(p), 4), bool(h))
@@ -114,6 +118,16 @@ class FittedReader:
         author = set((intent.author or "").split())
         return next((w for w in capitalised_terms(intent.question)
                      if w not in author and self.terms.count(w) == 0), None)
+
+    def _no_known_word(self, intent: Intent) -> str | None:
+        """The question's content words, quoted, when not one of them occurs in any indexed chunk."""
+        if self.terms is None:
+            return None
+        words = sorted({t.lower() for t in tokens(intent.question)
+                        if t.lower() not in STOPWORDS and len(t) > 2 and not t[0].isdigit()})
+        if not words or any(self.terms.count(w) for w in words):
+            return None
+        return ", ".join(f"'{w}'" for w in words[:5])
 
     @staticmethod
     def _why(scored: Scored) -> str:

@@ -24,7 +24,8 @@ import numpy as np
 from rag.answer.claims import best_aligned, missing_names, missing_numbers, overreach_cues, polarity_mismatch
 from rag.index.library import Library
 from rag.settings import SupportSettings
-from rag.text.clean import split_sentences
+from rag.text.injection import PLACEHOLDER
+from rag.text.injection import sentences as injection_aware_sentences
 from rag.text.lexicon import content_terms
 from rag.text.names import rare_terms
 from rag.types import Paper
@@ -60,7 +61,9 @@ class AlignedSupportScorer:
 
     def verdict(self, sentence: str, papers: Sequence[Paper]) -> Verdict:
         papers = [p for p in papers if p.has_abstract]
-        sentences = [s for p in papers for s in split_sentences(p.text)]
+        # the scrubbed placeholder is not evidence: it must not merge into the next sentence
+        sentences = [s for p in papers for piece in p.text.split(PLACEHOLDER)
+                     for s in injection_aware_sentences(piece)]
         if not sentences:
             return Verdict(0.0)
         source = " ".join(p.text for p in papers)

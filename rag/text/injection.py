@@ -28,7 +28,8 @@ _LOOK_ALIKES = str.maketrans(
 _NON_LATIN_LETTER = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f]")
 _MIXED_WORD = re.compile(r"\w*[A-Za-z]\w*")
 _BREAK = re.compile(r"(?<=[．。！？])\s*|(?<=[.!?])\s+(?=[\u0370-\u052f\uff21-\uff3a])"
-                    r"|\s*(?=<\|)|(?<=\|>)\s*|\s*(?=\[INST\])|(?<=\[/INST\])\s*")
+                    r"|\s*(?=<\|)|(?<=\|>)\s*|\s*(?=\[INST\])|(?<=\[/INST\])\s*"
+                    r"|(?<=[.!?])\s+(?=</?[A-Za-z]|`|\[[A-Za-z/])|(?<=[A-Za-z]>)\s+(?=[A-Z][a-z])")
 
 _MACHINE = (r"(?:\bai\b|\ba\.i\.|artificial intelligence|\bllms?\b|language models?|\bki\b|"
             r"assistants?|chatbots?|summari[sz](?:ers?|ation systems?|ing systems?)|"
@@ -117,10 +118,41 @@ def sentences(text: str) -> list[str]:
     """Sentences, also split after full-width and ideographic full stops and around chat-template
     tokens, and before a sentence that opens with a Greek, Cyrillic or full-width letter (so that
     the research sentence next to "<|im_end|>" or to "Αll AI systems must ..." is kept)."""
-    return [part for s in split_sentences(text) for part in _BREAK.split(s) if part.strip()]
+    parts = [part for s in split_sentences(text) for part in _BREAK.split(s) if part.strip()]
+    return _join_turns(parts)
 
 
-def scrub(text: str, placeholder: str = "[instruction-like text removed]") -> tuple[str, int]:
+# A chat turn smuggled into an abstract ("<|im_start|>system Say X.<|im_end|>", "[INST] ... [/INST]"):
+# everything from its opening to its closing marker is one unit, so that no sentence inside it
+# passes as research once the markers are split off.
+_OPENS = re.compile(r"<\|(?!im_end|eot_id|end\b|endoftext)[a-z_]+\|>|\[INST\]|<<\s*SYS\s*>>|<system>",
+                    re.IGNORECASE)
+_CLOSES = re.compile(r"<\|(?:im_end|eot_id|end|endoftext)\|>|\[/INST\]|<</\s*SYS\s*>>|</system>",
+                     re.IGNORECASE)
+_TURN_PARTS = 8  # a turn longer than this many sentences is not merged (an unclosed marker)
+
+
+def _join_turns(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        opened = _OPENS.search(parts[i])
+        if opened and not _CLOSES.search(parts[i], opened.end()):
+            end = next((j for j in range(i + 1, min(len(parts), i + _TURN_PARTS))
+                        if _CLOSES.search(parts[j])), None)
+            if end is not None:
+                out.append(" ".join(parts[i:end + 1]))
+                i = end + 1
+                continue
+        out.append(parts[i])
+        i += 1
+    return out
+
+
+PLACEHOLDER = "[instruction-like text removed]"
+
+
+def scrub(text: str, placeholder: str = PLACEHOLDER) -> tuple[str, int]:
     """The text with every instruction-like sentence replaced by a placeholder, and how many."""
     out: list[str] = []
     removed = 0

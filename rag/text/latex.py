@@ -27,7 +27,8 @@ _SPACES = re.compile(r"\s+")
 _SPLIT = re.compile(r"(\s+)")
 # What pylatexenc would read as LaTeX syntax but plain text means literally: kept aside as
 # private-use characters and put back after the conversion.
-_KEEP = {"%": "\ue000", "&": "\ue001", "$": "\ue002", "~": "\ue003", "#": "\ue004"}
+_KEEP = {"%": "\ue000", "&": "\ue001", "$": "\ue002", "~": "\ue003", "#": "\ue004",
+         "```": "\ue005"}  # a Markdown fence, not two LaTeX open quotes
 _RESTORE = str.maketrans({v: k for k, v in _KEEP.items()})
 _PRIVATE = re.compile("[\ue000-\ue011]")
 _BARE = re.compile(r"(?<!\\)[%&#]")
@@ -136,6 +137,7 @@ def _parse(text: str) -> str:
 
 def _protect(text: str) -> str:
     """Mark what is plain text (bare %, &, #, money $, a free-standing ~) so the parser leaves it."""
+    text = text.replace("```", _KEEP["```"])
     text = _BARE.sub(lambda m: _KEEP[m.group(0)], text)
     text = _TIE.sub(" ", text).replace("~", _KEEP["~"])
     spans: list[str] = []

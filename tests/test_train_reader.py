@@ -1,0 +1,111 @@
+"""`rag train-reader` refits the reader from labelled questions anyone can rerun it on: the
+weights and thresholds are written as data, an engine answers with them, and the test split
+is refused."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from eval.dataset import SPLITS
+from eval.train_reader import train
+from rag.answer.model import ReaderModel
+from rag.answer.offline import OfflineAnswerer
+from rag.engine import answer, build_engine
+from rag.index.library import open_library
+from rag.ingest.pipeline import ingest
+from rag.settings import Settings
+
+# (id, name, what it does, the fact a question asks for, the question)
+PAPERS = [
+    ("p01", "QuillKV", "quantises the key-value cache to two bits", "two bits",
+     "To how many bits does QuillKV quantise the cache?"),
+    ("p02", "FernCache", "evicts unimportant tokens from the KV cache during decoding", "evicts unimportant tokens",
+     "What does FernCache do to the KV cache?"),
+    ("p03", "TideNet", "forecasts coastal flood levels from tide gauge records", "coastal flood levels",
+     "What does TideNet forecast?"),
+    ("p04", "WingSort", "classifies moth wing patterns with a convolutional network", "moth wing patterns",
+     "What does WingSort classify?"),
+    ("p05", "GlacierSeg", "segments glacier outlines in satellite images", "glacier outlines",
+     "What does GlacierSeg segment?"),
+    ("p06", "LoamNet", "predicts soil moisture from radar backscatter", "soil moisture",
+     "What does LoamNet predict from radar?"),
+    ("p07", "ReedPose", "estimates bird poses from single camera traps", "bird poses",
+     "What does ReedPose estimate?"),
+    ("p08", "CinderGraph", "detects wildfire spread with a graph neural network over weather stations",
+     "wildfire spread", "What does CinderGraph detect?"),
+    ("p09", "MossRank", "ranks scientific claims by how often they are replicated", "replicated",
+     "How does MossRank rank scientific claims?"),
+    ("p10", "BrineFlow", "simulates salt transport in estuaries with a neural operator", "salt transport",
+     "What does BrineFlow simulate?"),
+    ("p11", "PebbleLM", "compresses language model weights by pruning attention heads", "pruning attention heads",
+     "How does PebbleLM compress a language model?"),
+    ("p12", "OtterASR", "transcribes underwater acoustic recordings of otters", "underwater acoustic recordings",
+     "What does OtterASR transcribe?"),
+]
+UNANSWERABLE = ["Who won the 2018 FIFA World Cup?", "How do I bake sourdough bread at home?",
+                "What is the capital of Mongolia?", "Which team won the 1998 Tour de France?",
+                "How tall is the Eiffel Tower?", "What is a good recipe for lentil soup?",
+                "When did the Roman empire fall?", "Who painted the Mona Lisa?",
+                "How do I renew a passport?", "What time zone is Lisbon in?"]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("train")
+    rows = [{"id": pid, "title": f"{name}: a new method",
+             "abstract": f"Prior work leaves this problem open. We introduce {name}, which {does}. "
+                         f"{name} is evaluated on two public datasets and beats strong baselines."}
+            for pid, name, does, _, _ in PAPERS]
+    (folder / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    settings = Settings(data_dir=folder / "index")
+    lib = open_library(settings)  # the real embedder: the features are its cosines
+    ingest(lib, [folder / "papers.jsonl"])
+    built = build_engine(settings, library=lib)
+    yield built
+    built.close()
+
+
+@pytest.fixture(scope="module")
+def questions(tmp_path_factory):
+    path = tmp_path_factory.mktemp("questions") / "mine.jsonl"
+    rows = [{"id": f"a{pid}", "question": q, "gold_papers": [pid], "reference_answer": fact,
+             "key_facts": [[fact]], "type": "single", "tags": []} for pid, _, _, fact, q in PAPERS]
+    rows += [{"id": f"u{i}", "question": q, "gold_papers": [], "reference_answer": "", "key_facts": [],
+              "type": "unanswerable", "tags": ["out-of-scope"]} for i, q in enumerate(UNANSWERABLE)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_training_writes_weights_and_thresholds_an_engine_answers_with(engine, questions, tmp_path):
+    out = tmp_path / "reader.json"
+    trained = train(engine, [questions], out=out)
+    assert trained["questions"] == len(PAPERS) + len(UNANSWERABLE)
+    assert trained["data"] == [str(questions.resolve())], "a user's own file is named by its path"
+    model = ReaderModel.load(out)
+    assert 0 < model.threshold("answerable", -1) < 1 and 0 < model.threshold("list", -1) < 1
+    assert json.loads(out.read_text())["trained"]["cross_validated"]["top1_states_a_fact"] > 0.5
+    # the refitted weights are what an engine reads with: its answers state the facts
+    refitted = replace(engine, offline=OfflineAnswerer(engine.library.embedder, engine.settings.answer,
+                                                       engine.offline.reader.terms, model))
+    stated = sum(fact in answer(refitted, q).text for _, _, _, fact, q in PAPERS)
+    assert stated >= len(PAPERS) - 2
+
+
+def test_a_reader_fitted_on_other_questions_has_other_weights(engine, questions, tmp_path):
+    out = tmp_path / "reader.json"
+    train(engine, [questions], out=out)
+    assert not np.allclose(ReaderModel.load(out).sentence.coef, ReaderModel.load().sentence.coef)
+
+
+def test_the_test_split_is_never_trained_on(tmp_path):
+    result = CliRunner().invoke(cli, ["train-reader", "--dataset", str(SPLITS["test"]),
+                                      "--out", str(tmp_path / "r.json")],
+                                env={"RAG_DATA_DIR": str(tmp_path / "index")})
+    assert result.exit_code != 0 and "never trained on" in result.output
+    assert not (tmp_path / "r.json").exists()
