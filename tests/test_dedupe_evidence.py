@@ -69,9 +69,13 @@ def test_two_hundred_templated_papers_in_one_file_are_all_kept(settings, tmp_pat
 
 def test_a_templated_paper_is_answered_with_its_own_figure(settings, tmp_path):
     rows = templated(200)
-    ingest_files(settings, write_jsonl(tmp_path / "t.jsonl", rows))
+    lib = open_library(settings)  # the real embedder: the reader is fitted on its cosines
+    try:
+        ingest(lib, [write_jsonl(tmp_path / "t.jsonl", rows)])
+    finally:
+        lib.close()
     target = rows[137]
-    engine = build_engine(settings, library=open_library(settings, embedder=FakeEmbedder()))
+    engine = build_engine(settings, library=open_library(settings))
     try:
         result = answer(engine, f"By how much does {target['name']} reduce forecast error?")
     finally:
