@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -24,17 +23,14 @@ from pathlib import Path
 import httpx
 from common import indexed_settings
 
-from eval.dataset import load
-from eval.metrics import percentile
-from rag.engine import answer, build_engine
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from eval.dataset import load  # noqa: E402
+from eval.metrics import percentile  # noqa: E402
+from rag.engine import answer, build_engine  # noqa: E402
+from tests.support import free_port  # noqa: E402
 
 LEVELS = (1, 4, 16)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def level(url: str, questions: list[str], concurrency: int, limit: int,

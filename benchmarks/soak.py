@@ -8,7 +8,7 @@ Traffic, open loop at --rate requests/s (at most 32 in flight): /api/ask (JSON),
 /api/ask streamed (SSE), /v1/chat/completions streamed, and one request in ten a bad one
 (lone surrogate, bytes that are not UTF-8, broken JSON, a chunked 200 kB upload, an unknown
 route, a wrong method, n=3, an oversized conversation id), all on keep-alive connections. The
-LLM is an obedient fake endpoint on loopback (benchmarks/fake_llm.py). The index (a copy of
+LLM is an obedient fake endpoint on loopback (tests/fake_openai.py). The index (a copy of
 --data-dir, or a fresh build) lives on a small tmpfs the soak mounts, so the disk can really
 fill. After --warmup seconds, for --seconds (benchmarks/soak_events.py, each from another
 process, as an operator would): `rag ingest` of 40 new papers; `rag ingest --rebuild` raced by a
@@ -41,13 +41,15 @@ from pathlib import Path
 
 import httpx
 from common import indexed_settings
-from fake_llm import FakeLLM
-from http_load import free_port
 from soak_events import Events, clean_build, ids_of, mount_tmpfs, papers, unmount
 
-from eval.dataset import load
-from eval.metrics import percentile
-from rag.settings import PROJECT_ROOT, Settings
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from eval.dataset import load  # noqa: E402
+from eval.metrics import percentile  # noqa: E402
+from rag.settings import PROJECT_ROOT, Settings  # noqa: E402
+from tests.fake_openai import FakeOpenAI, obedient_reply  # noqa: E402
+from tests.support import free_port  # noqa: E402
 
 GOOD = ["ask"] * 8 + ["search"] * 5 + ["stream"] * 3 + ["openai-stream"] * 2
 IN_FLIGHT = 32
@@ -133,7 +135,7 @@ def rss_mb(pid: int) -> float:
     return int(match.group(1)) / 1024 if match else float("nan")
 
 
-def events(ev: Events, llm: FakeLLM, sources: Path, warmup: float, seconds: float,
+def events(ev: Events, llm: FakeOpenAI, sources: Path, warmup: float, seconds: float,
            mount_point: Path | None) -> None:
     """The index events, at set points of the measured run (each after the one before ends)."""
     started = time.monotonic() + warmup
@@ -267,7 +269,7 @@ def main() -> None:
         try:
             data_dir = disk / "index"
             shutil.copytree(args.data_dir or built.data_dir, data_dir)
-            with FakeLLM() as llm:
+            with FakeOpenAI(reply=obedient_reply) as llm:
                 port = free_port()
                 env = {**os.environ, "RAG_DATA_DIR": str(data_dir), "RAG_LLM__BASE_URL": llm.url,
                        "RAG_LLM__MODEL": "obedient", "RAG_LLM__TIMEOUT": "3", "RAG_LLM__BREAKER_SECONDS": "10",

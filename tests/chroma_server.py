@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import free_port
+from tests.support import free_port
 
 
 def chroma_command() -> list[str]:

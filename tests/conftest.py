@@ -3,12 +3,17 @@ from __future__ import annotations
 import ipaddress
 import shutil
 import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from rag.settings import BUNDLED_CORPUS, Settings
 from tests.fakes import FakeEmbedder
+from tests.support import SUPREMIX_FILE, free_port  # free_port: tests/test_slack.py imports it from here
 
 SEED_FILES = sorted(BUNDLED_CORPUS.glob("0*.txt"))
 
@@ -77,8 +82,56 @@ def real_index(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return settings
 
 
-def free_port() -> int:
-    """A free TCP port on loopback, for servers the tests start."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@pytest.fixture(scope="module")
+def library_files() -> list[Path]:
+    """What the module's ``library`` holds; a test module overrides this fixture to change it."""
+    return [SUPREMIX_FILE]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory, library_files: list[Path]):  # type: ignore[no-untyped-def]
+    """A library of ``library_files`` with the fake embedder, built once per test module."""
+    from rag.index.library import open_library
+    from rag.ingest.pipeline import ingest
+
+    lib = open_library(Settings(data_dir=tmp_path_factory.mktemp("library") / "index"),
+                       embedder=FakeEmbedder())
+    ingest(lib, library_files)
+    yield lib
+    lib.close()
+
+
+LLAMA_START_SECONDS = {"smollm2": 180, "qwen": 300}
+
+
+@pytest.fixture(scope="module")
+def llama_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The /v1 URL of a llama.cpp server on loopback running the local model the test names:
+    ``pytest.mark.parametrize("llama_url", ["qwen"], indirect=True)``."""
+    from rag.llm.local import local_model, server_command
+
+    name = request.param
+    port = free_port()
+    log = (tmp_path_factory.mktemp(name) / "server.log").open("w")
+    model = local_model(name, tmp_path_factory.mktemp("models"))
+    proc = subprocess.Popen(server_command(model, port=port), stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        _wait_until_serving(url, proc, LLAMA_START_SECONDS[name], log.name)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+def _wait_until_serving(url: str, proc: subprocess.Popen, seconds: float, log: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"llama.cpp server exited; see {log}"
+        try:
+            urllib.request.urlopen(f"{url}/models", timeout=2)
+            return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"llama.cpp server did not start within {seconds:.0f} s")

@@ -10,7 +10,7 @@ from typing import Any
 
 import uvicorn
 
-from tests.conftest import free_port
+from tests.support import free_port
 
 
 @contextmanager

@@ -11,11 +11,8 @@ import sys
 import pytest
 
 from rag.engine import build_engine
-from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
-from rag.settings import BUNDLED_CORPUS, ServiceSettings, Settings
+from rag.settings import ServiceSettings
 from service.app import create_app
-from tests.fakes import FakeEmbedder
 from tests.live import running
 
 pytestmark = pytest.mark.integration
@@ -27,15 +24,11 @@ expected-statuses = [400, 401, 403, 404, 406, 413, 422, 428]
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    base = Settings(data_dir=tmp_path_factory.mktemp("contract") / "index")
-    lib = open_library(base, embedder=FakeEmbedder())
-    ingest(lib, [BUNDLED_CORPUS / "000_571e57f18ef84a00.txt"])
-    settings = base.model_copy(update={"service": ServiceSettings(rate_limit_per_minute=100_000)})
-    app = create_app(settings, engine=build_engine(settings, library=lib))
+def base_url(library):
+    settings = library.settings.model_copy(update={"service": ServiceSettings(rate_limit_per_minute=100_000)})
+    app = create_app(settings, engine=build_engine(settings, library=library))
     with running(app) as url:
         yield url
-    lib.close()
 
 
 def test_every_operation_keeps_its_documented_contract(base_url, tmp_path):

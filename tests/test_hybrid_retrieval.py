@@ -16,6 +16,7 @@ from rag.retrieve.keyword import keyword_search, match_expression
 from rag.retrieve.query import RuleRewriter, author_in_question, clean_question
 from rag.settings import BUNDLED_CORPUS, Settings
 from tests.fakes import FakeEmbedder
+from tests.support import write_papers
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +27,17 @@ def engine(tmp_path_factory):
     built = build_engine(settings, library=lib)
     yield built
     built.close()
+
+
+@pytest.fixture(scope="module")
+def library_files(tmp_path_factory):
+    return [write_papers(tmp_path_factory.mktemp("invented") / "papers.jsonl")]
+
+
+@pytest.fixture(scope="module")
+def invented(library):
+    """An engine over the invented corpus of tests/support.py (fake embedder)."""
+    return build_engine(library.settings, library=library)
 
 
 def keyword_ids(lib, query: str) -> list[str]:
@@ -92,13 +104,14 @@ def test_metadata_only_papers_take_part_in_filtered_search_marked_as_such(engine
 
 
 @pytest.mark.parametrize("question", [
-    "Which papers did Boyi Zeng co-author?", "papers by Boyi Zeng", "Show me work from Boyi Zeng",
+    "Which papers did Mirela Okonkwo co-author?", "papers by Mirela Okonkwo",
+    "Show me work from Mirela Okonkwo",
 ])
-def test_author_questions_are_answered_from_the_author_lists(engine, question):
-    result = answer(engine, question)
+def test_author_questions_are_answered_from_the_author_lists(invented, question):
+    result = answer(invented, question)
     assert result.generator.startswith("metadata")
-    assert [c.paper_id for c in result.citations] == ["001-0053", "001-0077", "001-0093"]
-    assert result.text.startswith("Boyi Zeng is among the listed authors of 3 indexed papers:")
+    assert [c.paper_id for c in result.citations] == ["inv-1", "inv-2", "inv-3"]
+    assert result.text.startswith("Mirela Okonkwo is among the listed authors of 3 indexed papers:")
     assert all(f"[{c.key}]" in result.text for c in result.citations)
 
 
@@ -124,23 +137,23 @@ def test_chatter_is_stripped_and_names_and_numbers_kept():
 @pytest.mark.parametrize("question, history, expected", [
     ("And what does it use as hard positives?", ["What does SupReMix use as hard negatives?"],
      "And what does it use as hard positives? (SupReMix)"),
-    ("What about datasets?", ["How does K2 handle tools?"], "What about datasets? (K2)"),
+    ("What about datasets?", ["How does Q7 handle tools?"], "What about datasets? (Q7)"),
     ("How big is the model?", ["Which LLM was built for geoscience research?"],
      "How big is the model? (LLM built geoscience research)"),
-    ("Which papers show that pruning helps?", ["What is K2?"],
+    ("Which papers show that pruning helps?", ["What is Q7?"],
      "Which papers show that pruning helps?"),
-    ("What is K2?", ["What does SupReMix use?"], "What is K2?"),
+    ("What is Q7?", ["What does GlimmerMix use?"], "What is Q7?"),
     ("What about datasets?", [], "What about datasets?"),
 ])
 def test_follow_ups_are_rewritten_to_stand_alone(question, history, expected):
     assert RuleRewriter().rewrite(question, history) == expected
 
 
-def test_a_follow_up_in_a_conversation_retrieves_the_earlier_subject(engine):
-    result = answer(engine, "And what does it take as hard positive pairs?",
-                    history=["What does SupReMix use as hard negatives?"])
-    assert result.standalone_question == "And what does it take as hard positive pairs? (SupReMix)"
-    assert result.retrieved[0].paper_id == "000-0001"
+def test_a_follow_up_in_a_conversation_retrieves_the_earlier_subject(invented):
+    result = answer(invented, "And what does it take as hard positive pairs?",
+                    history=["What does GlimmerMix use as hard negatives?"])
+    assert result.standalone_question == "And what does it take as hard positive pairs? (GlimmerMix)"
+    assert result.retrieved[0].paper_id == "inv-1"
 
 
 def test_words_most_chunks_say_are_left_out_of_the_keyword_query_while_a_rarer_one_remains(engine, monkeypatch):

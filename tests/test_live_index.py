@@ -195,7 +195,7 @@ def test_a_real_ingest_process_beside_a_running_server_causes_no_500(real_index,
     import httpx
     import uvicorn
 
-    from tests.conftest import free_port
+    from tests.support import free_port
 
     data_dir = tmp_path / "index"
     shutil.copytree(real_index.data_dir, data_dir)

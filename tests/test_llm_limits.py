@@ -9,25 +9,13 @@ import pytest
 
 from rag.engine import answer, build_engine
 from rag.errors import LLMError
-from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
 from rag.llm.client import Breaker, OpenAIChatModel, answer_deadline
-from rag.settings import BUNDLED_CORPUS, LLMSettings, Settings
+from rag.settings import LLMSettings
 from tests.fake_openai import FakeOpenAI
-from tests.fakes import FakeEmbedder
+from tests.support import QUESTION
 
-QUESTION = "What does SupReMix use as hard negatives?"
 GOOD = ("SupReMix takes anchor-inclusive mixtures of the anchor and a distinct negative sample "
         "as hard negative pairs [1].")
-
-
-@pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("limits") / "index")
-    lib = open_library(settings, embedder=FakeEmbedder())
-    ingest(lib, [BUNDLED_CORPUS / "000_571e57f18ef84a00.txt"])
-    yield lib
-    lib.close()
 
 
 class FakeClock:

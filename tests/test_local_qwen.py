@@ -9,15 +9,11 @@ import json
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
-from rag.llm.local import local_model, server_command
-from tests.conftest import free_port
-
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow,
+              pytest.mark.parametrize("llama_url", ["qwen"], indirect=True)]
 
 QUESTIONS = [
     ("What does SupReMix use as hard negative pairs?", "000-0001", "anchor-inclusive"),
@@ -27,32 +23,10 @@ QUESTIONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def qwen_url(tmp_path_factory):
-    port = free_port()
-    log = (tmp_path_factory.mktemp("qwen") / "server.log").open("w")
-    model = local_model("qwen", tmp_path_factory.mktemp("models"))
-    proc = subprocess.Popen(server_command(model, port=port), stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"llama.cpp server exited; see {log.name}"
-        try:
-            urllib.request.urlopen(f"{url}/models", timeout=2)
-            break
-        except OSError:
-            time.sleep(1)
-    else:
-        pytest.fail("llama.cpp server did not start within 300 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
 @pytest.mark.parametrize("question, paper_id, fact", QUESTIONS, ids=["name", "number", "how"])
-def test_the_local_model_answers_with_the_fact_and_valid_citations(real_index, qwen_url, question,
+def test_the_local_model_answers_with_the_fact_and_valid_citations(real_index, llama_url, question,
                                                                    paper_id, fact):
-    env = {**os.environ, "RAG_DATA_DIR": str(real_index.data_dir), "RAG_LLM__BASE_URL": qwen_url,
+    env = {**os.environ, "RAG_DATA_DIR": str(real_index.data_dir), "RAG_LLM__BASE_URL": llama_url,
            "RAG_LLM__MODEL": "qwen", "RAG_LLM__TIMEOUT": "900"}
     done = subprocess.run([sys.executable, "-m", "cli", "ask", "--json", question], env=env,
                           capture_output=True, text=True, timeout=1000)

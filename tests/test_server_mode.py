@@ -16,7 +16,7 @@ import pytest
 
 from rag.settings import BUNDLED_CORPUS
 from tests.chroma_server import chroma_server
-from tests.conftest import free_port
+from tests.support import free_port
 
 pytestmark = pytest.mark.integration
 

@@ -11,21 +11,15 @@ from pydantic import SecretStr
 
 from rag.engine import build_engine
 from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
 from rag.settings import BUNDLED_CORPUS, ServiceSettings, Settings
 from service.app import create_app
 from tests.fakes import FakeChatModel, FakeEmbedder
-
-QUESTION = "What does SupReMix use as hard negatives?"
+from tests.support import QUESTION
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("svc") / "index")
-    lib = open_library(settings, embedder=FakeEmbedder())
-    ingest(lib, [BUNDLED_CORPUS])
-    yield lib
-    lib.close()
+def library_files():
+    return [BUNDLED_CORPUS]
 
 
 def client_for(library, chat_model=None, raise_errors=True, **service) -> TestClient:

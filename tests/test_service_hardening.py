@@ -14,23 +14,10 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from rag.engine import build_engine
-from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
-from rag.settings import BUNDLED_CORPUS, ServiceSettings, Settings
+from rag.settings import ServiceSettings
 from service.app import create_app, uvicorn_options
-from tests.fakes import FakeEmbedder
 from tests.live import running
-
-QUESTION = "What does SupReMix use as hard negatives?"
-
-
-@pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("hard") / "index")
-    lib = open_library(settings, embedder=FakeEmbedder())
-    ingest(lib, [BUNDLED_CORPUS / "000_571e57f18ef84a00.txt"])
-    yield lib
-    lib.close()
+from tests.support import QUESTION
 
 
 def app_for(library, **service):  # type: ignore[no-untyped-def]

@@ -6,16 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-import time
 
 import httpx
 import pytest
-import uvicorn
 from openai import OpenAI
 
 from service.app import create_app
-from tests.conftest import free_port
+from tests.live import running
+from tests.support import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -23,18 +21,8 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def base_url(real_index):
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(real_index), host="127.0.0.1", port=port,
-                                          log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running(create_app(real_index)) as url:
+        yield url
 
 
 def test_the_openai_client_gets_a_cited_answer(base_url):

@@ -36,7 +36,7 @@ from service.slack_blocks import (
     answer_blocks,
     export_feedback,
 )
-from tests.conftest import free_port
+from tests.support import free_port
 from tests.fake_slack import BOT_USER, TEAM, FakeSlack, sign
 from tests.fakes import FakeEmbedder
 

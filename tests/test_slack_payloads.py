@@ -13,24 +13,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from rag.engine import build_engine
-from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
-from rag.settings import BUNDLED_CORPUS, Settings
 from service.app import create_app
 from service.slack import mount_slack
 from service.slack_blocks import SlackSettings
 from tests.fake_slack import TEAM, FakeSlack
-from tests.fakes import FakeEmbedder
+from tests.support import MLLM_DATA_FILE
 from tests.test_slack import FORM, SECRET, TOKEN, click, event_body, mention
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("slack-payloads") / "index")
-    lib = open_library(settings, embedder=FakeEmbedder())
-    ingest(lib, [BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"])
-    yield lib
-    lib.close()
+def library_files():
+    return [MLLM_DATA_FILE]
 
 
 @pytest.fixture

@@ -105,7 +105,7 @@ def test_a_server_of_another_major_version_is_refused():
 
 
 def test_an_unreachable_server_is_a_clear_error(tmp_path):
-    from tests.conftest import free_port
+    from tests.support import free_port
 
     settings = Settings(data_dir=tmp_path, store=StoreSettings(mode="server", port=free_port()))
     with pytest.raises(StoreError, match="cannot reach the Chroma server"):

@@ -1,0 +1,50 @@
+"""Helpers shared by the tests and the benchmarks: a free loopback port, the bundled files and
+question the small fake-embedder libraries are built from (``conftest.library``), and an
+invented corpus for tests that pin what retrieval and answering find."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+from rag.settings import BUNDLED_CORPUS
+
+SUPREMIX_FILE = BUNDLED_CORPUS / "000_571e57f18ef84a00.txt"  # holds 000-0001, SupReMix
+MLLM_DATA_FILE = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
+QUESTION = "What does SupReMix use as hard negatives?"  # answered by 000-0001
+
+# Methods, people and facts no eval question asks about: Mirela Okonkwo wrote three papers,
+# GlimmerMix (inv-1) is the one method with a name.
+INVENTED_PAPERS = [
+    {"id": "inv-1", "authors": ["Mirela Okonkwo", "Tadeo Varga"], "year": 2024,
+     "abstract": "We present GlimmerMix, a contrastive learning method for sonar image regression. "
+                 "GlimmerMix uses blends of the anchor with a distinct negative sample as hard "
+                 "negatives, and takes nearby labels mixed together as hard positive pairs. It lowers "
+                 "the mean error on three harbour survey datasets."},
+    {"id": "inv-2", "authors": ["Mirela Okonkwo"], "year": 2023,
+     "abstract": "We build a lightweight detector that counts zebrafish in aquaculture tanks from "
+                 "overhead video, reaching 91% accuracy on a new benchmark of 40 tanks."},
+    {"id": "inv-3", "authors": ["Ana Brightwater", "Mirela Okonkwo"], "year": 2025,
+     "abstract": "We study how lake ice thickness can be estimated from satellite radar with a small "
+                 "convolutional network trained on three winters of field measurements."},
+    {"id": "inv-4", "authors": ["Ana Brightwater"], "year": 2022,
+     "abstract": "We propose a pruning schedule that compresses speech transformers by half while "
+                 "keeping word error rate within one point on two public corpora."},
+    {"id": "inv-5", "authors": ["Tadeo Varga"], "year": 2024,
+     "abstract": "We introduce a benchmark of tide gauge records for forecasting coastal flooding and "
+                 "compare recurrent and attention models on it."},
+]
+
+
+def write_papers(path: Path, rows: list[dict] = INVENTED_PAPERS) -> Path:
+    """``rows`` as a JSON Lines file at ``path``, ready to ingest."""
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def free_port() -> int:
+    """A free TCP port on loopback, for servers the tests and benchmarks start."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
