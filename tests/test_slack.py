@@ -36,9 +36,9 @@ from service.slack_blocks import (
     answer_blocks,
     export_feedback,
 )
-from tests.support import free_port
 from tests.fake_slack import BOT_USER, TEAM, FakeSlack, sign
 from tests.fakes import FakeEmbedder
+from tests.support import free_port
 
 TOKEN, SECRET = "xoxb-test-bot-token-0001", "test-signing-secret-0002"
 QUESTION = "What does SupReMix use as hard negatives?"
