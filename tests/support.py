@@ -48,3 +48,36 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def ingest_with_fake_embedder(settings, *paths: Path):  # type: ignore[no-untyped-def]
+    """Ingest ``paths`` with the fake embedder; the report and the ids the catalogue then holds."""
+    from rag.index.library import open_library
+    from rag.ingest.pipeline import ingest
+    from tests.fakes import FakeEmbedder
+
+    lib = open_library(settings, embedder=FakeEmbedder())
+    try:
+        return ingest(lib, list(paths)), {p.id for p in lib.catalog.papers()}
+    finally:
+        lib.close()
+
+
+def pinned_service(settings):  # type: ignore[no-untyped-def]
+    """The HTTP app over a pinned fake-embedder library (it follows the stamp as `rag serve` does)."""
+    from fastapi.testclient import TestClient
+
+    from rag.engine import build_engine
+    from rag.index.library import open_library
+    from service.app import create_app
+    from tests.fakes import FakeEmbedder
+
+    library = open_library(settings, embedder=FakeEmbedder(), pinned=True)
+    return TestClient(create_app(settings, engine=build_engine(settings, library=library)))
+
+
+def cited(client, question: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """The paper ids an /api/ask answer cites."""
+    reply = client.post("/api/ask", json={"question": question})
+    assert reply.status_code == 200, reply.text
+    return [c["paper_id"] for c in reply.json()["citations"]]

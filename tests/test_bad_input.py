@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rag.index.library import open_library
 from rag.ingest.formats import Problem, read_file, scan
-from rag.ingest.pipeline import ingest
-from rag.settings import IngestSettings, Settings
+from rag.settings import IngestSettings
 from rag.types import Paper
-from tests.fakes import FakeEmbedder
+from tests.support import ingest_with_fake_embedder as run
 
 GOOD = "We propose GraphFast, a method that trains graph networks quickly on one GPU."
 OTHER = "We study label noise in node classification and propose a robust loss for it."
@@ -104,14 +102,6 @@ def test_a_folder_reports_what_it_does_not_read(tmp_path):
     assert [f.name for f in files] == ["a.jsonl"]
     assert [(p.source, p.line) for p in ignored] == [("more", None), ("notes.md", None), ("paper.pdf", None)]
     assert "unknown extension '.md'" in str(ignored[1]) and str(ignored[1]).startswith("notes.md: ")
-
-
-def run(settings: Settings, *paths: Path):  # type: ignore[no-untyped-def]
-    lib = open_library(settings, embedder=FakeEmbedder())
-    try:
-        return ingest(lib, list(paths)), {p.id for p in lib.catalog.papers()}
-    finally:
-        lib.close()
 
 
 def test_ingest_of_a_folder_with_bad_rows_and_an_unreadable_file_keeps_everything_good(settings, tmp_path):

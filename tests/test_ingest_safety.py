@@ -7,10 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
-from rag.settings import Settings
-from tests.fakes import FakeEmbedder
+from tests.support import ingest_with_fake_embedder as run
 
 
 def rows(prefix: str, n: int) -> list[dict]:
@@ -22,14 +19,6 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
-
-
-def run(settings: Settings, *paths: Path):  # type: ignore[no-untyped-def]
-    lib = open_library(settings, embedder=FakeEmbedder())
-    try:
-        return ingest(lib, list(paths)), {p.id for p in lib.catalog.papers()}
-    finally:
-        lib.close()
 
 
 def test_a_file_named_like_another_in_a_second_folder_removes_none_of_its_papers(settings, tmp_path):

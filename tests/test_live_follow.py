@@ -9,15 +9,14 @@ import json
 import time
 from pathlib import Path
 
-from fastapi.testclient import TestClient
-
 from rag.engine import build_engine
 from rag.index.library import open_library
 from rag.ingest.pipeline import ingest
 from rag.live import LiveEngine
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
-from service.app import create_app
 from tests.fakes import FakeEmbedder
+from tests.support import cited
+from tests.support import pinned_service as service
 
 SEED = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
 NEW_PAPER = {"id": "new-1", "authors": "Ada Quillfeather", "year": 2024,
@@ -41,17 +40,6 @@ def new_file(tmp_path: Path) -> Path:
     path = tmp_path / "new.jsonl"
     path.write_text(json.dumps(NEW_PAPER) + "\n")
     return path
-
-
-def service(settings: Settings) -> TestClient:
-    library = open_library(settings, embedder=FakeEmbedder(), pinned=True)
-    return TestClient(create_app(settings, engine=build_engine(settings, library=library)))
-
-
-def cited(client: TestClient, question: str) -> list[str]:
-    reply = client.post("/api/ask", json={"question": question})
-    assert reply.status_code == 200, reply.text
-    return [c["paper_id"] for c in reply.json()["citations"]]
 
 
 def test_the_first_question_after_an_ingest_is_answered_from_the_new_index(tmp_path):

@@ -10,17 +10,16 @@ import json
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
-from rag.engine import build_engine
 from rag.errors import StoreError
 from rag.index.chroma import chroma_client, collection_names
 from rag.index.library import open_library
 from rag.index.stamp import read_stamp, stamp_path
 from rag.ingest.pipeline import ingest, ingest_files, rebuild
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
-from service.app import create_app
 from tests.fakes import FakeEmbedder
+from tests.support import cited
+from tests.support import pinned_service as service
 
 SEED = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
 
@@ -68,17 +67,6 @@ def four_generations(tmp_path: Path) -> tuple[Settings, set[str]]:
     run_ingest(settings, papers_file(tmp_path, "a.jsonl", A))
     assert read_stamp(settings).generation == 3 and read_stamp(settings).collection == "abstracts-g2"
     return settings, served_ids(settings)
-
-
-def service(settings: Settings) -> TestClient:
-    library = open_library(settings, embedder=FakeEmbedder(), pinned=True)
-    return TestClient(create_app(settings, engine=build_engine(settings, library=library)))
-
-
-def cited(client: TestClient, question: str) -> list[str]:
-    reply = client.post("/api/ask", json={"question": question})
-    assert reply.status_code == 200, reply.text
-    return [c["paper_id"] for c in reply.json()["citations"]]
 
 
 def test_a_plain_ingest_that_read_the_stamp_before_a_rebuild_finished_keeps_the_rebuild(tmp_path):
