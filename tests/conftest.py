@@ -30,6 +30,17 @@ def _is_loopback(address: object) -> bool:
     return True  # AF_UNIX paths
 
 
+@pytest.fixture(scope="module", autouse=True)
+def release_embedded_chroma():  # type: ignore[no-untyped-def]
+    """After each test module, stop the embedded Chroma systems it opened: Chroma keeps one per
+    data directory for the life of the process, and a whole run of them exhausts the file
+    descriptors that select()-based clients (Slack's socket mode) can use."""
+    yield
+    from rag.index.chroma import stop_embedded
+
+    stop_embedded()
+
+
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any connection outside loopback fails the test: nothing may download at run time."""

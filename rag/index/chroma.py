@@ -4,6 +4,7 @@ StoreError that tells what to do."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from rag.settings import Settings
 
 _OPEN_LOCK = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 def check_server_version(server: str, client: str) -> None:
@@ -60,6 +62,32 @@ def _import_chromadb() -> Any:
     return chromadb
 
 
+# Embedded systems a fresh open replaced. Readers opened before may still use one (requests in
+# flight on the previous generation), so nothing here stops them; a process that knows none is
+# in use any more (the test suite, between modules) can stop them with ``stop_embedded``.
+RETIRED: list[Any] = []
+
+
+def stop_embedded() -> int:
+    """Stop every embedded Chroma system this process opened (cached or retired), closing their
+    files; clients opened before must not be used afterwards. Returns how many were stopped."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    with _OPEN_LOCK:
+        cached = SharedSystemClient._identifier_to_system
+        embedded = [k for k, system in cached.items() if system.settings.is_persistent]
+        systems = [cached.pop(k) for k in embedded] + RETIRED
+        for k in embedded:
+            SharedSystemClient._identifier_to_refcount.pop(k, None)
+        RETIRED.clear()
+    for system in systems:
+        try:
+            system.stop()
+        except Exception:  # a system that cannot stop cleanly is dropped all the same
+            log.debug("an embedded Chroma system did not stop cleanly", exc_info=True)
+    return len(systems)
+
+
 def chroma_client(settings: Settings, *, fresh: bool = False) -> Any:
     """A Chroma client for the configured mode. ``fresh``: in embedded mode, a client that
     reads the files as they are now (Chroma caches one system per path in the process and
@@ -88,8 +116,10 @@ def chroma_client(settings: Settings, *, fresh: bool = False) -> Any:
         path.mkdir(parents=True, exist_ok=True)
         with _OPEN_LOCK:
             if fresh:
-                SharedSystemClient._identifier_to_system.pop(str(path), None)
+                retired = SharedSystemClient._identifier_to_system.pop(str(path), None)
                 SharedSystemClient._identifier_to_refcount.pop(str(path), None)
+                if retired is not None:
+                    RETIRED.append(retired)
             return chromadb.PersistentClient(path=str(path), settings=options)
     except OSError as exc:
         raise StoreError(f"cannot use the data directory {path}: {exc.strerror or exc}. "
