@@ -268,7 +268,8 @@ def main() -> None:
         print(f"data directory on: {'a 160 MB tmpfs' if mounted else 'the local disk (no mount: ENOSPC injected)'}")
         try:
             data_dir = disk / "index"
-            shutil.copytree(args.data_dir or built.data_dir, data_dir)
+            shutil.copytree(args.data_dir or built.data_dir, data_dir,  # the index, not the local models
+                            ignore=shutil.ignore_patterns("models"))
             with FakeOpenAI(reply=obedient_reply) as llm:
                 port = free_port()
                 env = {**os.environ, "RAG_DATA_DIR": str(data_dir), "RAG_LLM__BASE_URL": llm.url,
