@@ -18,18 +18,14 @@ from rag.llm.prompts import load_prompts
 from rag.settings import BUNDLED_CORPUS, PROJECT_ROOT, AnswerSettings, Settings
 from rag.types import Answer, Route
 from tests.fakes import FakeChatModel, FakeEmbedder
+from tests.support import MLLM_DATA_FILE, QUESTION, SUPREMIX_FILE
 
-QUESTION = "What does SupReMix use as hard negatives?"
 GOOD = "SupReMix takes anchor-inclusive mixtures of the anchor and a distinct negative sample as hard negative pairs"
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("llm") / "index")
-    lib = open_library(settings, embedder=FakeEmbedder())
-    ingest(lib, [BUNDLED_CORPUS / "000_571e57f18ef84a00.txt", BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"])
-    yield lib
-    lib.close()
+def library_files():  # conftest's library, holding these two bundled files
+    return [SUPREMIX_FILE, MLLM_DATA_FILE]
 
 
 def engine_with(library, *replies, **answer_settings):

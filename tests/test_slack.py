@@ -21,9 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 import service.slack as slack_module
 from rag.engine import build_engine
-from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
-from rag.settings import BUNDLED_CORPUS, Settings
+from rag.settings import BUNDLED_CORPUS
 from rag.types import Answer, RetrievedPaper
 from service.app import create_app
 from service.slack import mount_slack, socket_mode_handler
@@ -37,22 +35,16 @@ from service.slack_blocks import (
     export_feedback,
 )
 from tests.fake_slack import BOT_USER, TEAM, FakeSlack, sign
-from tests.fakes import FakeEmbedder
-from tests.support import free_port
+from tests.support import QUESTION, free_port
 
 TOKEN, SECRET = "xoxb-test-bot-token-0001", "test-signing-secret-0002"
-QUESTION = "What does SupReMix use as hard negatives?"
 FOLLOW_UP = "And what does it use as hard positives?"
 FORM = "application/x-www-form-urlencoded"
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("slack") / "index")
-    lib = open_library(settings, embedder=FakeEmbedder())
-    ingest(lib, [BUNDLED_CORPUS])
-    yield lib
-    lib.close()
+def library_files():  # conftest's library, holding the whole bundled corpus
+    return [BUNDLED_CORPUS]
 
 
 @pytest.fixture
