@@ -15,8 +15,9 @@ from click.testing import CliRunner
 from cli.main import cli
 from tests.support import write_papers
 
-# Questions of this test's own, written from bundled abstracts that no eval split uses: a
-# paraphrase, a "how" question, a name question, and two the collection cannot answer.
+# Questions of this test's own (none is an eval question; papers 004-0255 and 004-0283 are also
+# gold papers of eval questions): a paraphrase, a "how" question, a name question, and one the
+# collection cannot answer. They check the command's JSON on the real index, not reading quality.
 QUESTIONS = [
     {"id": "adapters", "type": "single", "gold_papers": ["004-0255"], "fact": "ELREA",
      "question": "Which framework fine-tunes LLMs with an ensemble of low-rank expert adapters "
