@@ -95,7 +95,7 @@ def from_record(row: dict[str, Any], default_id: str, csv_row: bool = False) -> 
     if not isinstance(row.get("question"), str) or not row["question"].strip():
         raise ValueError("no 'question' text")
     get = (lambda k: row.get(k) or "") if csv_row else (lambda k: row.get(k))
-    facts = _csv_facts(get("key_facts")) if csv_row else get("key_facts") or []
+    facts = _csv_facts(str(get("key_facts"))) if csv_row else get("key_facts") or []
     if not isinstance(facts, list):
         raise ValueError("key_facts must be a list")
     kind = (get("type") or "single").strip()
@@ -104,7 +104,7 @@ def from_record(row: dict[str, Any], default_id: str, csv_row: bool = False) -> 
     yes_no = (get("yes_no") or "").strip().lower() or None
     if yes_no not in (None, "yes", "no"):
         raise ValueError(f"yes_no must be 'yes' or 'no', not {yes_no!r}")
-    lists = {k: (_split(get(k)) if csv_row else get(k) or []) for k in ("gold_papers", "gold_phrases", "tags")}
+    lists = {k: (_split(str(get(k))) if csv_row else get(k) or []) for k in ("gold_papers", "gold_phrases", "tags")}
     for key, value in lists.items():
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             raise ValueError(f"{key} must be a list of non-empty strings")
@@ -147,7 +147,9 @@ def load(path: Path = DEFAULT_DATASET) -> list[Question]:
         rows = _rows(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read {path}: {exc}") from exc
-    questions, problems, seen = [], [], {}
+    questions: list[Question] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
     for number, row, csv_row in rows:
         try:
             if isinstance(row, str):

@@ -179,7 +179,7 @@ def failures(q: Question, result: Answer, s: Mapping[str, float | None],
         return [] if result.abstained else [{"code": "answered the unanswerable", "detail": ""}]
     if result.abstained:
         return [{"code": "false abstention", "detail": result.abstain_reason or ""}]
-    out = []
+    out: list[dict[str, Any]] = []
     if q.yes_no and not s.get("yes_no_verdict"):
         said = leading_verdict(result.text)
         out.append({"code": "wrong verdict", "detail": f"expected {q.yes_no!r}, the answer opens with "

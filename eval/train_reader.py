@@ -108,7 +108,7 @@ def out_of_fold(examples: Sequence[Example], c: float, seed: int = 7) -> list[li
         train = ~np.isin(groups, np.flatnonzero(folds == fold))
         model = fit_logistic(x[train], y[train], FEATURES, c)
         for i in np.flatnonzero(folds == fold):
-            probs[i] = [model.probability(rows) for rows in examples[i].rows]
+            probs[i] = [model.probability(rows) for rows in examples[int(i)].rows]
     return probs
 
 

@@ -80,7 +80,7 @@ def deal(blind: list[dict[str, Any]]) -> dict[str, str]:
     by_shape: dict[str, list[str]] = {}
     for row in sorted(blind, key=lambda r: r["id"]):
         by_shape.setdefault(shape(row), []).append(row["id"])
-    split = {}
+    split: dict[str, str] = {}
     for name in sorted(by_shape):
         ids = by_shape[name]
         rng.shuffle(ids)
