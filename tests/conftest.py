@@ -13,7 +13,7 @@ import pytest
 
 from rag.settings import BUNDLED_CORPUS, Settings
 from tests.fakes import FakeEmbedder
-from tests.support import SUPREMIX_FILE, free_port  # free_port: tests/test_slack.py imports it from here
+from tests.support import SUPREMIX_FILE, free_port
 
 SEED_FILES = sorted(BUNDLED_CORPUS.glob("0*.txt"))
 

@@ -70,10 +70,6 @@ def library(tmp_path_factory):
     lib.close()
 
 
-def _injected(case) -> str:  # type: ignore[no-untyped-def]
-    return case[2]
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_the_offline_answer_states_the_research_never_the_injected_text(library, case):
     pid, _, _, question, fact = case

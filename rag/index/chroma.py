@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import StoreError
@@ -64,8 +65,9 @@ def _import_chromadb() -> Any:
 
 # Embedded systems a fresh open replaced. Readers opened before may still use one (requests in
 # flight on the previous generation), so nothing here stops them; a process that knows none is
-# in use any more (the test suite, between modules) can stop them with ``stop_embedded``.
-RETIRED: list[Any] = []
+# in use any more (the test suite, between modules) can stop them with ``stop_embedded``. Held
+# weakly: a long-running service that reopens after every ingest must not keep them alive.
+RETIRED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def stop_embedded() -> int:
@@ -76,7 +78,7 @@ def stop_embedded() -> int:
     with _OPEN_LOCK:
         cached = SharedSystemClient._identifier_to_system
         embedded = [k for k, system in cached.items() if system.settings.is_persistent]
-        systems = [cached.pop(k) for k in embedded] + RETIRED
+        systems = [cached.pop(k) for k in embedded] + list(RETIRED)
         for k in embedded:
             SharedSystemClient._identifier_to_refcount.pop(k, None)
         RETIRED.clear()
@@ -119,7 +121,7 @@ def chroma_client(settings: Settings, *, fresh: bool = False) -> Any:
                 retired = SharedSystemClient._identifier_to_system.pop(str(path), None)
                 SharedSystemClient._identifier_to_refcount.pop(str(path), None)
                 if retired is not None:
-                    RETIRED.append(retired)
+                    RETIRED.add(retired)
             return chromadb.PersistentClient(path=str(path), settings=options)
     except OSError as exc:
         raise StoreError(f"cannot use the data directory {path}: {exc.strerror or exc}. "
