@@ -90,7 +90,7 @@ def _after(summary: dict[str, Any], settings: Settings, out: Path, *, judged: An
 
 def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int, *,
              split: str | None = None, judge: str | None = None, judge_sample: int | None = None,
-             judge_endpoint: Any = None, export: str | None = None) -> dict[str, Any]:
+             judge_endpoint: Any = None, export: str | None = None, resume: bool = False) -> dict[str, Any]:
     """Run the harness on a split or dataset files. Scoring the test split appends a ledger line.
     ``judge_endpoint``: the LLMSettings of --judge llm (the configured endpoint, even when the
     answers come from the offline answerer)."""
@@ -119,7 +119,7 @@ def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int,
         with Progress(*columns, console=console) as bar:
             task = bar.add_task("eval", total=len(questions))
             summary = run(engine, questions, out, k, tick=lambda: bar.advance(task), judge=the_judge,
-                          judge_ids=judge_ids, label=label)
+                          judge_ids=judge_ids, label=label, resume=resume)
     finally:
         engine.close()
     _print(summary, Console(width=None if Console().is_terminal else 140))
@@ -152,17 +152,21 @@ def _offline(settings: Settings, generator: str | None) -> Settings:
 @click.option("--judge-sample", type=click.IntRange(1), default=None,
               help="Judge only this many answerable questions (seeded sample): the local judge is slow.")
 @click.option("--export", type=click.Choice(["ragas"]), default=None, help="Also write ragas.jsonl")
+@click.option("--resume", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+              help="A stopped run's folder: keep the answers it wrote, answer the rest (same questions and settings)")
 @click.pass_context
 def eval_group(ctx: click.Context, split: str | None, datasets: tuple[Path, ...], out: Path | None,
                generator: str | None, k: int, judge: str | None, judge_sample: int | None,
-               export: str | None) -> None:
+               export: str | None, resume: Path | None) -> None:
     """Score answers on hand-written questions; writes results.jsonl, summary.json, report.html."""
     if ctx.invoked_subcommand is not None:
         return
     if split and datasets:
         raise click.UsageError("give --split or --dataset, not both")
-    run_eval(_offline(ctx.obj, generator), list(datasets), out, k, split=split, judge=judge,
-             judge_sample=judge_sample, judge_endpoint=ctx.obj.llm, export=export)
+    if resume and out and out.resolve() != resume.resolve():
+        raise click.UsageError("--resume writes into the run it resumes: leave out --out")
+    run_eval(_offline(ctx.obj, generator), list(datasets), resume or out, k, split=split, judge=judge,
+             judge_sample=judge_sample, judge_endpoint=ctx.obj.llm, export=export, resume=resume is not None)
 
 
 @eval_group.command("compare")

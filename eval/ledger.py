@@ -46,6 +46,8 @@ def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path, run_dir
     return {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "commit": _git("rev-parse", "HEAD"), "uncommitted_changes": len(dirty),
             "generator": generator_of(settings), "generators": summary["generators"],
+            "llm": {"mode": settings.llm.mode, "abstracts": settings.llm.abstracts,
+                    "sentences": settings.llm.sentences} if settings.llm.configured else None,
             "split": "test", "questions": summary["questions"],
             "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest()[:16],
             "run": str(run_dir), "routes": summary.get("routes", {}), "figures": figures}
@@ -72,6 +74,12 @@ def _fmt(figure: Mapping[str, Any] | None, unit: str = "") -> str:
     return f"{figure['value']:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
 
 
+def _name(line: Mapping[str, Any]) -> str:
+    llm = line.get("llm")
+    return line["generator"] + (f" ({llm['mode']}, {llm['abstracts']} abstracts)" if llm and llm["mode"] == "prose"
+                                else f" ({llm['mode']}, {llm['sentences']} sentences)" if llm else "")
+
+
 def table(lines: list[dict[str, Any]]) -> str:
     """Markdown: a column per generator, from its newest ledger line (the last line's first)."""
     newest: dict[str, dict[str, Any]] = {}
@@ -80,7 +88,7 @@ def table(lines: list[dict[str, Any]]) -> str:
     if not newest:
         return "(no test run in eval/ledger.jsonl yet: run `rag eval --split test`)"
     cols = list(newest.values())
-    out = ["| metric (95% interval) | " + " | ".join(c["generator"] for c in cols) + " |",
+    out = ["| metric (95% interval) | " + " | ".join(_name(c) for c in cols) + " |",
            "|---|" + "---|" * len(cols)]
     for label, key in HEADLINE:
         if all(c["figures"].get(key, {}).get("value") is None for c in cols):

@@ -4,6 +4,7 @@ interval) and report.html. Offline by default; an LLM when the settings configur
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -156,21 +157,76 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+MANIFEST = "run.json"
+
+
+class ResumeError(DatasetError):
+    """A run folder that cannot be resumed: nothing in it, or made with other questions or settings."""
+
+
+def manifest(engine: Engine, questions: Sequence[Question], k: int) -> dict[str, Any]:
+    """What a run's answers depend on, written to run.json so that a resumed run is the same run."""
+    llm = engine.settings.llm
+    asked = json.dumps([[q.id, q.question] for q in questions], ensure_ascii=False)
+    return {"questions": hashlib.sha256(asked.encode()).hexdigest()[:16], "count": len(questions), "k": k,
+            "generator": "offline" if engine.llm is None else f"llm:{llm.model}",
+            "llm": None if engine.llm is None else {"base_url": llm.base_url, "mode": llm.mode,
+                                                    "abstracts": llm.abstracts, "sentences": llm.sentences}}
+
+
+def finished_rows(out: Path, wanted: Mapping[str, Any], questions: Sequence[Question]) -> list[dict[str, Any]]:
+    """The rows a stopped run already wrote, if it asked the same questions with the same settings.
+    A line cut off by the stop (the last one) is dropped, to be answered again."""
+    where = out / MANIFEST
+    if not where.exists() or not (out / "results.jsonl").exists():
+        raise ResumeError(f"nothing to resume in {out}: it has no {MANIFEST} and results.jsonl "
+                          "(runs made before --resume existed cannot be resumed); start a new run")
+    had = json.loads(where.read_text(encoding="utf-8"))
+    changed = [f"{key} {had.get(key)!r} → {wanted[key]!r}" for key in wanted if had.get(key) != wanted[key]]
+    if changed:
+        raise ResumeError(f"{out} was run with other questions or settings ({'; '.join(changed)}): "
+                          "resume with the same --split/--dataset, --k and RAG_LLM__ settings, or start a new run")
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = []
+    for number, line in enumerate(lines, 1):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number < len(lines):
+                raise ResumeError(f"{out / 'results.jsonl'}:{number}: not valid JSON; start a new run") from None
+    known = {q.id for q in questions}
+    return [r for r in rows if r.get("id") in known]
+
+
 def run(engine: Engine, questions: Sequence[Question], out: Path, k: int = 10,
         tick: Callable[[], None] = lambda: None, judge: Judge | None = None,
-        judge_ids: frozenset[str] | None = None, label: str = "") -> dict[str, Any]:
+        judge_ids: frozenset[str] | None = None, label: str = "", resume: bool = False) -> dict[str, Any]:
     """Answer and grade every question; with a judge, label the answers of ``judge_ids`` (all
-    when None). Writes results.jsonl, summary.json and report.html into ``out``."""
+    when None). Writes results.jsonl (a line per answer, as it comes), summary.json and
+    report.html into ``out``. ``resume``: keep the answers a stopped run in ``out`` already wrote
+    and answer only the rest."""
     out.mkdir(parents=True, exist_ok=True)
     questions = resolve_gold_phrases(engine, questions)
-    rows = []
-    with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
+    wanted = manifest(engine, questions, k) | {
+        "judge": None if judge is None else ("all" if judge_ids is None else sorted(judge_ids))}
+    done = {r["id"]: r for r in finished_rows(out, wanted, questions)} if resume else {}
+    (out / MANIFEST).write_text(json.dumps(wanted, indent=1), encoding="utf-8")
+    results = out / "results.jsonl"
+    with results.open("w", encoding="utf-8") as handle:
+        # the kept answers first, so that a second stop loses none of them
+        handle.writelines(json.dumps(done[q.id], ensure_ascii=False) + "\n" for q in questions if q.id in done)
+        handle.flush()
         for q in questions:
-            use = judge if judge is not None and (judge_ids is None or q.id in judge_ids) else None
-            row = score_question(engine, q, k, use)
-            rows.append(row)
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            if q.id not in done:
+                use = judge if judge is not None and (judge_ids is None or q.id in judge_ids) else None
+                done[q.id] = score_question(engine, q, k, use)
+                handle.write(json.dumps(done[q.id], ensure_ascii=False) + "\n")
+                handle.flush()
             tick()
+    rows = [done[q.id] for q in questions]
+    ordered = results.with_suffix(".tmp")
+    ordered.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    ordered.replace(results)
     summary = summarise(rows) | {"label": label}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     from eval.report import write_report

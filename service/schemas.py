@@ -140,6 +140,10 @@ class PaperOut(BaseModel):
     year: int | None
     venue: str | None
     url: str | None
+    doi: str | None = Field(None, description='bare, as "10.1000/x"')
+    arxiv_id: str | None = Field(None, description='bare, as "2101.00001"')
+    link: str | None = Field(None, description="https address of the paper: its DOI, else its arXiv "
+                             "page, else its URL")
     source: str
     aliases: list[str]
 

@@ -22,7 +22,7 @@ from eval.dataset import DEFAULT_DATASET, SPLITS, DatasetError, load
 from eval.report import HEADLINE
 from eval.run import run, summarise
 from rag.engine import build_engine
-from rag.settings import PROJECT_ROOT
+from rag.settings import PROJECT_ROOT, Settings
 
 THRESHOLDS = tomllib.loads((PROJECT_ROOT / "eval" / "thresholds.toml").read_text())
 
@@ -162,6 +162,35 @@ def test_a_judge_that_does_not_answer_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_stopped_run_resumes_keeping_the_answers_it_wrote(real_index, tmp_path, monkeypatch):
+    import eval.run as harness
+
+    small = tmp_path / "small.jsonl"
+    small.write_text("\n".join(DEFAULT_DATASET.read_text().splitlines()[:4]) + "\n")
+    out, args = tmp_path / "r", ["eval", "--dataset", str(small), "--generator", "offline"]
+    first = _invoke([*args, "--out", str(out)], real_index)
+    assert first.exit_code == 0, first.output
+    whole = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text("\n".join(whole[:2]) + "\n" + whole[2][:40])  # stopped mid-line
+    (out / "summary.json").unlink()
+    asked: list[str] = []
+    real_answer = harness.answer
+    monkeypatch.setattr(harness, "answer", lambda engine, q: asked.append(q) or real_answer(engine, q))
+    again = _invoke([*args, "--resume", str(out)], real_index)
+    assert again.exit_code == 0, again.output
+    assert asked == [json.loads(line)["question"] for line in whole[2:]], "only the unfinished are asked again"
+    rows = (out / "results.jsonl").read_text().splitlines()
+    assert rows[:2] == whole[:2] and [json.loads(r)["id"] for r in rows] == [json.loads(r)["id"] for r in whole]
+    assert json.loads((out / "summary.json").read_text())["questions"] == 4
+    other = _invoke([*args, "--k", "5", "--resume", str(out)], real_index)
+    assert other.exit_code != 0 and "k 10 → 5" in other.output and "start a new run" in other.output
+    (tmp_path / "empty").mkdir()
+    nothing = _invoke([*args, "--resume", str(tmp_path / "empty")], real_index)
+    assert nothing.exit_code != 0 and "nothing to resume" in nothing.output
+    assert len(asked) == 2, "a refused resume answers nothing"
+
+
+@pytest.mark.slow
 def test_the_judge_labels_sentences_through_a_real_endpoint(real_index, tmp_path):
     from tests.fake_openai import FakeOpenAI
 
@@ -209,6 +238,19 @@ def test_every_look_at_the_test_split_appends_a_ledger_line(real_index, tmp_path
     assert re.fullmatch(r"[0-9a-f]{40}|unknown", lines[0]["commit"]) and lines[0]["date"][:2] == "20"
     assert {"value", "ci", "n"} <= set(lines[0]["figures"]["accuracy"])
     assert "| accuracy |" in ledger.table(lines) and f"`{lines[1]['commit'][:9]}`" in ledger.table(lines)
+
+
+def test_a_ledger_line_says_how_the_llm_read_and_the_table_names_it(tmp_path):
+    plain = Settings(data_dir=tmp_path)
+    settings = plain.model_copy(update={"llm": plain.llm.model_copy(update={
+        "base_url": "http://127.0.0.1:9/v1", "model": "qwen", "mode": "structured", "sentences": 12})})
+    summary = {"overall": {}, "ci": {}, "n": {}, "yes_no_majority": None, "latency_p50_ms": 1.0,
+               "generators": ["llm (qwen)"], "questions": 1}
+    line = ledger.entry(summary, settings, DEFAULT_DATASET, Path("run"))
+    assert line["generator"] == "llm:qwen" and line["llm"]["mode"] == "structured"
+    assert "| llm:qwen (structured, 12 sentences) |" in ledger.table([line])
+    offline = ledger.entry(summary, plain, DEFAULT_DATASET, Path("run"))
+    assert offline["llm"] is None and "| metric (95% interval) | offline |" in ledger.table([offline])
 
 
 def test_the_readme_test_table_is_the_ledgers():

@@ -108,3 +108,20 @@ def test_rag_ask_and_search_say_the_catalogue_is_empty_and_what_to_run(broken, m
     result = CliRunner().invoke(cli, command)
     assert result.exit_code == 1
     assert "error: the paper catalogue is empty" in result.output and "rag ingest" in result.output
+
+
+def test_a_paper_from_the_api_carries_its_doi_arxiv_id_and_link(tmp_path):
+    from tests.support import INVENTED_PAPERS, ingest_with_fake_embedder, pinned_service, write_papers
+
+    rows = [INVENTED_PAPERS[0] | {"doi": "https://doi.org/10.5555/glimmer.1"},
+            INVENTED_PAPERS[1] | {"arxiv_id": "2401.01234"}, INVENTED_PAPERS[2]]
+    settings = Settings(data_dir=tmp_path / "index")
+    ingest_with_fake_embedder(settings, write_papers(tmp_path / "mine.jsonl", rows))
+    with pinned_service(settings) as c:
+        one = c.get("/api/papers/inv-1").json()
+        listed = {p["id"]: p for p in c.get("/api/papers").json()["items"]}
+        found = c.get("/api/search", params={"q": "zebrafish tanks"}).json()
+    assert one["doi"] == "10.5555/glimmer.1" and one["link"] == "https://doi.org/10.5555/glimmer.1"
+    assert listed["inv-2"]["arxiv_id"] == "2401.01234" and listed["inv-2"]["link"] == "https://arxiv.org/abs/2401.01234"
+    assert listed["inv-3"]["doi"] is None and listed["inv-3"]["link"] is None
+    assert {h["paper"]["id"]: h["paper"]["link"] for h in found}["inv-2"] == "https://arxiv.org/abs/2401.01234"

@@ -19,7 +19,8 @@ MAX_PAGE = 10_000_000  # 2 billion papers at the largest size: far from SQLite's
 def paper_out(paper: Paper) -> PaperOut:
     return PaperOut(id=paper.id, label=paper.label, abstract=paper.abstract,
                     has_abstract=paper.has_abstract, title=paper.title, authors=list(paper.authors),
-                    year=paper.year, venue=paper.venue, url=paper.url, source=paper.source,
+                    year=paper.year, venue=paper.venue, url=paper.url, doi=paper.doi,
+                    arxiv_id=paper.arxiv_id, link=paper.link, source=paper.source,
                     aliases=list(paper.aliases))
 
 
