@@ -36,6 +36,12 @@ def generator_of(settings: Settings) -> str:
     return f"llm:{settings.llm.model}" if settings.llm.configured else "offline"
 
 
+def reading(settings: Settings) -> dict[str, Any] | None:
+    """How the configured LLM reads (None offline): what a ledger line and a run's run.json record."""
+    llm = settings.llm
+    return {"mode": llm.mode, "abstracts": llm.abstracts, "sentences": llm.sentences} if llm.configured else None
+
+
 def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path, run_dir: Path) -> dict[str, Any]:
     figures = {key: {"value": summary["overall"].get(key), "ci": summary["ci"].get(key),
                      "n": summary["n"].get(key)} for _, key in HEADLINE}
@@ -46,8 +52,7 @@ def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path, run_dir
     return {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "commit": _git("rev-parse", "HEAD"), "uncommitted_changes": len(dirty),
             "generator": generator_of(settings), "generators": summary["generators"],
-            "llm": {"mode": settings.llm.mode, "abstracts": settings.llm.abstracts,
-                    "sentences": settings.llm.sentences} if settings.llm.configured else None,
+            "llm": reading(settings),
             "split": "test", "questions": summary["questions"],
             "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest()[:16],
             "run": str(run_dir), "routes": summary.get("routes", {}), "figures": figures}
@@ -76,8 +81,10 @@ def _fmt(figure: Mapping[str, Any] | None, unit: str = "") -> str:
 
 def _name(line: Mapping[str, Any]) -> str:
     llm = line.get("llm")
-    return line["generator"] + (f" ({llm['mode']}, {llm['abstracts']} abstracts)" if llm and llm["mode"] == "prose"
-                                else f" ({llm['mode']}, {llm['sentences']} sentences)" if llm else "")
+    if not llm:
+        return str(line["generator"])
+    reads = f"{llm['abstracts']} abstracts" if llm["mode"] == "prose" else f"{llm['sentences']} sentences"
+    return f"{line['generator']} ({llm['mode']}, {reads})"
 
 
 def table(lines: list[dict[str, Any]]) -> str:

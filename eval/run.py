@@ -15,6 +15,7 @@ from typing import Any
 from eval.dataset import DatasetError, Question
 from eval.grading import answer_scores, claims, fact_results, failures, is_correct
 from eval.judge import Judge
+from eval.ledger import generator_of, reading
 from eval.metrics import (
     abstention_scores,
     citation_validity,
@@ -27,6 +28,7 @@ from eval.metrics import (
 )
 from eval.stats import interval
 from rag.engine import Engine, answer, find_papers
+from rag.errors import InputError
 from rag.retrieve.query import clean_question
 from rag.types import Answer, Paper
 
@@ -160,18 +162,18 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 MANIFEST = "run.json"
 
 
-class ResumeError(DatasetError):
+class ResumeError(InputError):
     """A run folder that cannot be resumed: nothing in it, or made with other questions or settings."""
 
 
-def manifest(engine: Engine, questions: Sequence[Question], k: int) -> dict[str, Any]:
-    """What a run's answers depend on, written to run.json so that a resumed run is the same run."""
-    llm = engine.settings.llm
+def manifest(engine: Engine, questions: Sequence[Question], k: int, judged: object) -> dict[str, Any]:
+    """What a run's answers depend on, written to run.json so that a resumed run is the same run.
+    ``judged``: None without a judge, "all", or the sorted ids of the judged sample."""
     asked = json.dumps([[q.id, q.question] for q in questions], ensure_ascii=False)
+    llm = reading(engine.settings)
     return {"questions": hashlib.sha256(asked.encode()).hexdigest()[:16], "count": len(questions), "k": k,
-            "generator": "offline" if engine.llm is None else f"llm:{llm.model}",
-            "llm": None if engine.llm is None else {"base_url": llm.base_url, "mode": llm.mode,
-                                                    "abstracts": llm.abstracts, "sentences": llm.sentences}}
+            "generator": generator_of(engine.settings),
+            "llm": llm and llm | {"base_url": engine.settings.llm.base_url}, "judge": judged}
 
 
 def finished_rows(out: Path, wanted: Mapping[str, Any], questions: Sequence[Question]) -> list[dict[str, Any]]:
@@ -207,8 +209,8 @@ def run(engine: Engine, questions: Sequence[Question], out: Path, k: int = 10,
     and answer only the rest."""
     out.mkdir(parents=True, exist_ok=True)
     questions = resolve_gold_phrases(engine, questions)
-    wanted = manifest(engine, questions, k) | {
-        "judge": None if judge is None else ("all" if judge_ids is None else sorted(judge_ids))}
+    wanted = manifest(engine, questions, k,
+                      None if judge is None else "all" if judge_ids is None else sorted(judge_ids))
     done = {r["id"]: r for r in finished_rows(out, wanted, questions)} if resume else {}
     (out / MANIFEST).write_text(json.dumps(wanted, indent=1), encoding="utf-8")
     results = out / "results.jsonl"
@@ -224,9 +226,10 @@ def run(engine: Engine, questions: Sequence[Question], out: Path, k: int = 10,
                 handle.flush()
             tick()
     rows = [done[q.id] for q in questions]
-    ordered = results.with_suffix(".tmp")
-    ordered.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    ordered.replace(results)
+    if resume:  # the kept answers went first: put the file back in question order
+        ordered = results.with_suffix(".tmp")
+        ordered.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        ordered.replace(results)
     summary = summarise(rows) | {"label": label}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     from eval.report import write_report
