@@ -190,6 +190,18 @@ def test_a_stopped_run_resumes_keeping_the_answers_it_wrote(real_index, tmp_path
     assert len(asked) == 2, "a refused resume answers nothing"
 
 
+def test_a_resume_refuses_a_damaged_results_file_and_another_out_folder(tmp_path):
+    from eval.run import MANIFEST, ResumeError, finished_rows
+
+    wanted = {"questions": "abc", "k": 10}
+    (tmp_path / MANIFEST).write_text(json.dumps(wanted))
+    (tmp_path / "results.jsonl").write_text('{"id": "q1"}\n{broken\n{"id": "q3"}\n')
+    with pytest.raises(ResumeError, match=r"results.jsonl:2: not valid JSON; start a new run"):
+        finished_rows(tmp_path, wanted, [])
+    result = CliRunner().invoke(cli, ["eval", "--resume", str(tmp_path), "--out", str(tmp_path / "elsewhere")])
+    assert result.exit_code == 2 and "--resume writes into the run it resumes" in result.output
+
+
 @pytest.mark.slow
 def test_the_judge_labels_sentences_through_a_real_endpoint(real_index, tmp_path):
     from tests.fake_openai import FakeOpenAI
