@@ -28,7 +28,7 @@ def measure(engine, questions, mode: str) -> dict[str, float]:  # type: ignore[n
         find_papers(engine, q.question, k=10, mode=mode)  # warm-up pass
     for q in questions:
         start = time.perf_counter()
-        found, _ = find_papers(engine, q.question, k=10, mode=mode)
+        found = find_papers(engine, q.question, k=10, mode=mode)
         latencies.append((time.perf_counter() - start) * 1000)
         ranked = [p.paper.id for p in found]
         rows.append((recall_at(ranked, q.gold_papers, 1), recall_at(ranked, q.gold_papers, 5),

@@ -19,7 +19,6 @@ import argparse
 import logging
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import indexed_settings  # noqa: E402
 from eval.dataset import DEFAULT_DATASET, Question, load  # noqa: E402
 from eval.run import score_question, summarise  # noqa: E402
-from rag.answer.offline import OfflineAnswerer  # noqa: E402
-from rag.engine import Engine, build_engine  # noqa: E402
+from rag.engine import Engine, build_engine, with_reader  # noqa: E402
 
 # What the search may change, and the values it tries (the first pass starts at the defaults).
 GRID: dict[str, tuple[float, ...]] = {  # how the answer is laid out; the reader itself is fitted
@@ -51,9 +49,9 @@ REPORTED = (("key facts stated", "key_facts"), ("false abstentions (rate)", "fal
 def memoise_retrieval() -> None:
     """Retrieval does not depend on the answer settings searched here, so each question is
     retrieved once per run (the search evaluates dev a few hundred times)."""
-    import rag.engine
+    import rag.stages.retrieve
 
-    plain, memo = rag.engine.retrieve, {}
+    plain, memo = rag.stages.retrieve.retrieve, {}
 
     def retrieve(lib, question, k, **kw):  # type: ignore[no-untyped-def]
         key = (question, k, kw.get("filters"), kw.get("mode"))
@@ -61,15 +59,11 @@ def memoise_retrieval() -> None:
             memo[key] = plain(lib, question, k, **kw)
         return memo[key]
 
-    rag.engine.retrieve = retrieve  # type: ignore[assignment]
+    rag.stages.retrieve.retrieve = retrieve  # type: ignore[assignment]
 
 
 def with_values(engine: Engine, values: dict[str, float]) -> Engine:
-    answer = engine.settings.answer.model_copy(update=values)
-    settings = engine.settings.model_copy(update={"answer": answer})
-    offline = OfflineAnswerer(engine.library.embedder, answer, engine.offline.reader.terms,
-                              engine.offline.reader.model)
-    return replace(engine, settings=settings, offline=offline)
+    return with_reader(engine, engine.reader.model, engine.settings.answer.model_copy(update=values))
 
 
 def evaluate(engine: Engine, questions: list[Question]) -> dict[str, Any]:

@@ -175,6 +175,7 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream:
         **filters: str) -> None:
     """Answer a question from the indexed abstracts, with citations."""
     from rag.engine import answer, answer_stream, build_engine
+    from rag.types import Replace
 
     chosen = make_filters(**filters)
     engine = build_engine(settings)
@@ -184,6 +185,8 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream:
             for item in answer_stream(engine, question, k=k, filters=chosen):
                 if isinstance(item, str):
                     click.echo(item, nl=False)
+                elif isinstance(item, Replace):  # what was printed gives way to the final text
+                    click.echo(f"\n(revised answer)\n{item.text}", nl=False)
                 else:
                     result = item
             click.echo("\n---")
@@ -203,6 +206,7 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream:
 def chat(settings: Settings, **filters: str) -> None:
     """Ask several questions in a row; follow-ups ("and what about ...?") use earlier turns."""
     from rag.engine import answer, build_engine
+    from rag.retrieve.query import recent
 
     chosen = make_filters(**filters)
     engine = build_engine(settings)
@@ -216,7 +220,8 @@ def chat(settings: Settings, **filters: str) -> None:
             if question in {"", "exit", "quit"}:
                 break
             try:
-                result = answer(engine, question, filters=chosen, history=history)
+                result = answer(engine, question, filters=chosen,
+                                history=recent(history, settings.service.conversation_turns))
             except InputError as exc:
                 click.echo(f"error: {exc}", err=True)
                 continue

@@ -90,7 +90,7 @@ def score_question(engine: Engine, q: Question, k: int, judge: Judge | None = No
     started = time.perf_counter()
     result = answer(engine, q.question)
     latency = (time.perf_counter() - started) * 1000
-    ranked = [p.paper.id for p in find_papers(engine, clean_question(q.question), k=k)[0]]
+    ranked = [p.paper.id for p in find_papers(engine, clean_question(q.question), k=k)]
     wanted = {c.paper_id for c in result.citations} | set(q.gold_papers)
     row = grade(q, result, engine.library.catalog.get_many(wanted), ranked, judge)
     return row | {"latency_ms": round(latency, 1),

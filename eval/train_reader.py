@@ -23,12 +23,13 @@ import numpy as np
 from eval.dataset import DATASETS, Question, load
 from eval.metrics import countable_facts, fact_state
 from rag.answer.features import FEATURES, part_features
-from rag.answer.intent import parse_intent
 from rag.answer.model import MODEL_FILE, Logistic, ReaderModel
 from rag.answer.reader import EVIDENCE, FittedReader, Scored, evidence_features
-from rag.engine import Engine, find_papers
+from rag.engine import Engine
 from rag.retrieve.keyword import TermStats
 from rag.retrieve.query import clean_question
+from rag.stages.retrieve import find, gather
+from rag.stages.route import route
 
 GENERATED = DATASETS / "train_generated.jsonl"
 FOLDS = 5
@@ -59,12 +60,13 @@ def collect(engine: Engine, questions: Sequence[Question], tick: Callable[[], No
     for q in questions:
         tick()
         text = clean_question(q.question)
-        intent = parse_intent(text)
-        evidence, draft = find_papers(engine, text, intent=intent)
-        if draft is not None:
+        routed = route(engine.library, text, text)
+        if routed.catalogue is not None:
             continue
-        usable = [e for e in evidence if e.paper.has_abstract]
-        scored = reader.score(intent, usable)
+        intent = routed.intent
+        evidence = gather(find(engine.library, engine.reranker, routed, engine.settings.retrieval,
+                               methods=engine.methods))
+        scored = reader.score(intent, list(evidence.with_abstracts), evidence.sentences)
         if not scored.pool:
             continue
         vectors = reader.embedder.embed([p.text for p in intent.parts] + [c.text for c in scored.pool])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -93,6 +94,31 @@ class ScoredPaper:
     best_chunk: Chunk | None = None
     similarity: float = 0.0
     ranks: tuple[tuple[str, int, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The papers a question is answered from, ranked, as every stage after retrieval reads them:
+    instruction-like sentences scrubbed out once, and each abstract split into sentences once
+    (``rag.stages.retrieve.gather``). The reader, the LLM and the support check all read this."""
+
+    papers: tuple[ScoredPaper, ...]
+    sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # paper id -> sentences
+
+    def sentences_of(self, paper_id: str) -> tuple[str, ...]:
+        return self.sentences.get(paper_id, ())
+
+    @property
+    def with_abstracts(self) -> tuple[ScoredPaper, ...]:
+        return tuple(e for e in self.papers if e.paper.has_abstract)
+
+
+@dataclass(frozen=True)
+class Replace:
+    """A stream event: the text sent so far is replaced by ``text`` (a later sentence failed its
+    check, or the answer fell back after some sentences were sent). Every client honours it."""
+
+    text: str
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import json
 import pytest
 
 import rag.engine as engine_module
+import rag.stages.route as route_module
 from rag.engine import CheckedQuestion, answer, build_engine, check_question
 from rag.errors import IndexNotFoundError, InputError
 from rag.index.library import open_library
@@ -70,8 +71,8 @@ def test_a_checked_question_is_not_checked_again(engine, monkeypatch):
 
 def test_the_intent_is_parsed_once_and_routes_the_question(engine, monkeypatch):
     parsed = []
-    real = engine_module.parse_intent
-    monkeypatch.setattr(engine_module, "parse_intent", lambda q: parsed.append(q) or real(q))
+    real = route_module.parse_intent
+    monkeypatch.setattr(route_module, "parse_intent", lambda q: parsed.append(q) or real(q))
     by_author = answer(engine, "Which papers did Ada Quillfeather co-author?")
     assert len(parsed) == 1 and by_author.route is Route.METADATA
     assert [c.paper_id for c in by_author.citations] == ["p1"]
@@ -84,5 +85,5 @@ def test_the_intent_is_parsed_once_and_routes_the_question(engine, monkeypatch):
 
 def test_the_engine_is_never_changed_after_it_is_built(engine):
     with pytest.raises(dataclasses.FrozenInstanceError):
-        engine.llm = None  # type: ignore[misc]
+        engine.writers = None  # type: ignore[misc]
     assert isinstance(CheckedQuestion("x"), CheckedQuestion)

@@ -5,7 +5,6 @@ is refused."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,8 +14,7 @@ from cli.main import cli
 from eval.dataset import SPLITS
 from eval.train_reader import train
 from rag.answer.model import ReaderModel
-from rag.answer.offline import OfflineAnswerer
-from rag.engine import answer, build_engine
+from rag.engine import answer, build_engine, with_reader
 from rag.index.library import open_library
 from rag.ingest.pipeline import ingest
 from rag.settings import Settings
@@ -91,8 +89,7 @@ def test_training_writes_weights_and_thresholds_an_engine_answers_with(engine, q
     assert 0 < model.threshold("answerable", -1) < 1 and 0 < model.threshold("list", -1) < 1
     assert json.loads(out.read_text())["trained"]["cross_validated"]["top1_states_a_fact"] > 0.5
     # the refitted weights are what an engine reads with: its answers state the facts
-    refitted = replace(engine, offline=OfflineAnswerer(engine.library.embedder, engine.settings.answer,
-                                                       engine.offline.reader.terms, model))
+    refitted = with_reader(engine, model)
     stated = sum(fact in answer(refitted, q).text for _, _, _, fact, q in PAPERS)
     assert stated >= len(PAPERS) - 2
 

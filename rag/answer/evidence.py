@@ -1,19 +1,21 @@
 """What a reading of the evidence is (the best sentences per part of a question, or why the
-abstracts do not answer), and the checks the fitted reader's features use: does a sentence hold
-the asked kind of answer (a figure of the asked unit, a name the question does not say), does an
-abstract name a thing, how much of the question's topic an abstract covers."""
+abstracts do not answer), the one ``Generator`` protocol every answer writer implements (the
+offline composer, the prose LLM, the structured LLM), and the checks the fitted reader's
+features use: does a sentence hold the asked kind of answer (a figure of the asked unit, a name
+the question does not say), does an abstract name a thing, how much of the question's topic an abstract covers."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rag.answer.intent import Intent, Part
 from rag.text.lexicon import GENERIC_TERMS, content_terms, mentions, stem, tokens
 from rag.text.names import name_pattern, names
 from rag.text.numbers import number_spans, percent, times
-from rag.types import ScoredPaper
+from rag.types import Draft, Evidence, ScoredPaper
 
 
 @dataclass(frozen=True)
@@ -33,11 +35,20 @@ class Reading:
     parts: tuple[tuple[Part, tuple[Sentence, ...]], ...]
     papers: tuple[ScoredPaper, ...]
     reason: str = ""  # set when the evidence does not answer the question
+    intent: Intent | None = None  # the question as read
 
     @property
     def answerable(self) -> bool:
         return not self.reason
 
+
+class Generator(Protocol):
+    """Writes the answer's draft from the reader's verdict and the evidence. The engine checks
+    every sentence of the draft afterwards (``rag.stages.verify``); a generator checks nothing."""
+
+    name: str
+
+    def generate(self, question: str, reading: Reading, evidence: Evidence) -> Draft: ...
 
 
 def says(paper: ScoredPaper, name: str) -> bool:
@@ -91,7 +102,7 @@ def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
     return False
 
 
-def _topic_share(intent: Intent, papers: Sequence[ScoredPaper],
+def topic_share(intent: Intent, papers: Sequence[ScoredPaper],
                  weight: Callable[[str], float] | None = None) -> float:
     """The largest share of the question's focus that one read abstract says, each focus word
     weighted by its rarity in the collection (rare words carry the topic)."""

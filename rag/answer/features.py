@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,14 +46,18 @@ class Candidate:
     rank: int  # its paper's retrieval rank, 1-based
 
 
-def candidates(evidence: Sequence[ScoredPaper]) -> list[Candidate]:
-    """Every claim-sized sentence of the retrieved abstracts, instructions left out."""
+def candidates(evidence: Sequence[ScoredPaper],
+               split: Mapping[str, tuple[str, ...]] | None = None) -> list[Candidate]:
+    """Every claim-sized sentence of the retrieved abstracts, instructions left out. ``split``
+    holds each abstract's sentences as the retrieve stage split them (``Evidence.sentences``);
+    an abstract missing from it is split here."""
     out = []
     for rank, item in enumerate(evidence, start=1):
         if not item.paper.has_abstract:
             continue
         # split around chat-template tokens too, so the research sentence beside one is kept
-        sentences = injection_aware_sentences(item.paper.text)
+        sentences = list(split[item.paper.id]) if split and item.paper.id in split \
+            else injection_aware_sentences(item.paper.text)
         out += [Candidate(item, s, i, len(sentences), rank) for i, s in enumerate(sentences)
                 if len(s.split()) >= MIN_WORDS and not is_instruction(s)]
     return out

@@ -66,16 +66,37 @@ class ReaderModel:
         return cls(zero(sentence_features), zero(evidence_features))
 
     @classmethod
-    def load(cls, path: Path = MODEL_FILE) -> ReaderModel:
+    def load(cls, path: Path = MODEL_FILE,
+             expect: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> ReaderModel:
+        """The weights in ``path``. With ``expect`` (the code's sentence and evidence feature
+        names), a file whose names differ, or come in another order, is refused: its weights
+        would be read against the wrong features."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(Logistic.from_dict(data["sentence"]), Logistic.from_dict(data["answerable"]),
-                       {k: float(v) for k, v in data.get("thresholds", {}).items()}, data.get("trained", {}))
+            model = cls(Logistic.from_dict(data["sentence"]), Logistic.from_dict(data["answerable"]),
+                        {k: float(v) for k, v in data.get("thresholds", {}).items()}, data.get("trained", {}))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"the reader's weights ({path}) cannot be read ({exc}). Reinstall the "
                               "package, or run `rag train-reader` to write them again.") from None
+        if expect is not None:
+            for name, stored, code in (("sentence", model.sentence, expect[0]),
+                                       ("answerable", model.answerable, expect[1])):
+                if stored.features != tuple(code) or not stored.coef.shape == stored.mean.shape == (len(code),):
+                    raise ConfigError(
+                        f"the reader's weights ({path}) were fitted on other {name} features than this "
+                        f"code computes ({_difference(stored.features, tuple(code))}). Run `rag "
+                        "train-reader` to fit them again, or reinstall the package.")
+        return model
 
     def save(self, path: Path = MODEL_FILE) -> None:
         data = {"sentence": self.sentence.to_dict(), "answerable": self.answerable.to_dict(),
                 "thresholds": {k: round(v, 6) for k, v in self.thresholds.items()}, "trained": self.trained}
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def _difference(stored: tuple[str, ...], code: tuple[str, ...]) -> str:
+    missing, extra = [f for f in code if f not in stored], [f for f in stored if f not in code]
+    if missing or extra:
+        return f"missing {missing[:3]}, unknown {extra[:3]}"
+    first = next(i for i, (a, b) in enumerate(zip(stored, code, strict=True)) if a != b)
+    return f"same names in another order, first at {first}: {stored[first]!r} where the code has {code[first]!r}"

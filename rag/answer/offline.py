@@ -1,8 +1,9 @@
-"""Answer generators behind one Protocol. The default, ``OfflineAnswerer``, composes a short
-extractive answer from the retrieved abstracts' own sentences: no key, no network, deterministic.
+"""The offline composer: the default ``Generator``. It composes a short extractive answer from
+the retrieved abstracts' own sentences: no key, no network, deterministic.
 
-The fitted reader (``rag.answer.reader``) scores every candidate sentence for every part of the
-question and decides whether the abstracts answer at all; this module only lays the answer out:
+The reader (``rag.answer.reader``, the read stage) has already scored every candidate sentence
+for every part of the question and decided whether the abstracts answer at all; this module only
+lays the answer out:
 - one part, one paper: the best sentence, led by the short span it holds (a figure, a name, a
   yes/no verdict), and the paper's next sentences that score nearly as well;
 - several parts: each from its own best sentence, and a part nothing answers is named;
@@ -14,27 +15,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
 
 from rag.answer.evidence import Reading, Sentence, is_share
 from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
-from rag.answer.reader import FittedReader
 from rag.answer.verdict import yes_or_no
-from rag.index.embedding import Embedder
-from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
 from rag.text.names import name_pattern
 from rag.text.numbers import number_spans, times
-from rag.types import Draft, DraftSentence, ScoredPaper
+from rag.types import Draft, DraftSentence, Evidence
 
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
-
-
-class Generator(Protocol):
-    name: str
-
-    def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft: ...
 
 
 def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0.5) -> str:
@@ -59,23 +50,16 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
     return ""
 
 
-class OfflineAnswerer:
-    """Lays out the sentences the fitted reader chose, each citing its own paper."""
+class OfflineComposer:
+    """Lays out the sentences the reader chose, each citing its own paper."""
 
     name = "offline"
 
-    def __init__(self, embedder: Embedder, settings: AnswerSettings, terms: TermStats | None = None,
-                 model: ReaderModel | None = None) -> None:
-        self.settings = settings
-        self.reader = FittedReader(embedder, settings, terms, model)
+    def __init__(self, settings: AnswerSettings, model: ReaderModel) -> None:
+        self.settings, self.model = settings, model
 
-    def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
-        """The verdict on the evidence (the engine routes on it, LLM or not)."""
-        return self.reader.read(intent, evidence)
-
-    def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
-        intent = parse_intent(question)
-        return self.compose(intent, self.read(intent, evidence))
+    def generate(self, question: str, reading: Reading, evidence: Evidence) -> Draft:
+        return self.compose(reading.intent or parse_intent(question), reading)
 
     def compose(self, intent: Intent, reading: Reading) -> Draft:
         if not reading.answerable:
@@ -110,7 +94,7 @@ class OfflineAnswerer:
         single = len(reading.parts) == 1
         for part, cands in reading.parts:
             fresh = [c for c in cands if c.text not in {s.text for s in chosen}]
-            if not fresh or (not single and fresh[0].score < self.reader.model.threshold("part", 0.0)):
+            if not fresh or (not single and fresh[0].score < self.model.threshold("part", 0.0)):
                 chosen.append(DraftSentence(f"The abstracts do not say {_clause(part)}.", (), framing=True))
                 continue
             best, lead = self._best(part, fresh, intent)
@@ -131,7 +115,7 @@ class OfflineAnswerer:
         "how much" part, each line also carries its own figure, or says it gives none."""
         (part, cands), *rest = reading.parts
         number = next(((p, c) for p, c in rest if p.kind == "number"), None)
-        floor = self.reader.model.threshold("list", 0.5)
+        floor = self.model.threshold("list", 0.5)
         best: dict[str, Sentence] = {}
         for c in cands:
             best.setdefault(c.paper.paper.id, c)

@@ -8,21 +8,22 @@ model reads for itself and this verdict is only a hint."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from rag.answer.evidence import Reading, Sentence, _topic_share, says
+from rag.answer.evidence import Reading, Sentence, says, topic_share
 from rag.answer.features import FEATURES, KINDS, Candidate, candidates, kind_of, part_features
 from rag.answer.intent import Intent
-from rag.answer.model import ReaderModel
+from rag.answer.model import MODEL_FILE, ReaderModel
 from rag.index.embedding import Embedder
 from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
 from rag.text.lexicon import STOPWORDS, tokens
 from rag.text.names import capitalised_terms, is_coined
-from rag.types import ScoredPaper
+from rag.types import Evidence, ScoredPaper
 
 PEAKS = ("cos", "idf_coverage", "coverage", "names_said", "paper_says_names")
 EVIDENCE = ("best", "best_holding", "second", "top_similarity", "similarity_spread", "topic_share",
@@ -62,21 +63,28 @@ def evidence_features(scored: Scored) -> np.ndarray:
     return np.array(row + list(scored.peaks) + [float(k in kinds) for k in KINDS])
 
 
+def load_model(path: Path = MODEL_FILE) -> ReaderModel:
+    """The reader's weights, refused unless their feature names are the code's, in order."""
+    return ReaderModel.load(path, expect=(FEATURES, EVIDENCE))
+
+
 class FittedReader:
-    def __init__(self, embedder: Embedder, settings: AnswerSettings, terms: TermStats | None = None,
-                 model: ReaderModel | None = None) -> None:
-        self.embedder, self.settings, self.terms = embedder, settings, terms
-        self.model = model or ReaderModel.load()
+    """The read stage's model: built once with the engine (weights loaded once, by the caller)."""
+
+    def __init__(self, embedder: Embedder, settings: AnswerSettings, terms: TermStats | None,
+                 model: ReaderModel) -> None:
+        self.embedder, self.settings, self.terms, self.model = embedder, settings, terms, model
 
     def idf(self, word: str) -> float:
         return self.terms.weight(word) if self.terms is not None else 1.0
 
-    def score(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Scored:
-        pool = candidates(evidence)
+    def score(self, intent: Intent, evidence: Sequence[ScoredPaper],
+              split: Mapping[str, tuple[str, ...]] | None = None) -> Scored:
+        pool = candidates(evidence, split)
         unknown = self._unknown_word(intent)
         said = [n for n in intent.names if any(says(e, n) for e in evidence if e.paper.has_abstract)]
         missing = next((n for n in intent.names if n not in said and is_coined(n)), None)
-        share = _topic_share(intent, [e for e in evidence if e.paper.has_abstract], self.idf)
+        share = topic_share(intent, [e for e in evidence if e.paper.has_abstract], self.idf)
         if not pool:
             empty = tuple(np.zeros(0) for _ in intent.parts)
             return Scored(intent, (), empty, tuple(np.zeros(0, bool) for _ in intent.parts), unknown,
@@ -95,22 +103,22 @@ class FittedReader:
     def answerable(self, scored: Scored) -> float:
         return float(self.model.answerable.probability(evidence_features(scored)[None, :])[0])
 
-    def read(self, intent: Intent, evidence: Sequence[ScoredPaper]) -> Reading:
-        usable = tuple(e for e in evidence if e.paper.has_abstract)
+    def read(self, intent: Intent, evidence: Evidence) -> Reading:
+        usable = evidence.with_abstracts
         if not usable:
-            return Reading((), (), "no indexed abstract is about this")
+            return Reading((), (), "no indexed abstract is about this", intent)
         stranger = self._no_known_word(intent)
         if stranger:  # nothing in the collection shares a word with the question: nothing to read
-            return Reading((), usable, f"no indexed abstract uses any of the words {stranger}")
-        scored = self.score(intent, usable)
+            return Reading((), usable, f"no indexed abstract uses any of the words {stranger}", intent)
+        scored = self.score(intent, usable, evidence.sentences)
         parts = tuple(
             (part, tuple(sorted((Sentence(c.paper, c.text, round(float(p), 4), bool(h))
                                  for c, p, h in zip(scored.pool, probs, held, strict=True)),
                                 key=lambda s: -s.score)))
             for part, probs, held in zip(intent.parts, scored.probabilities, scored.holding, strict=True))
         if self.answerable(scored) < self.model.threshold("answerable", 0.5):
-            return Reading(parts, usable, self._why(scored))
-        return Reading(parts, usable)
+            return Reading(parts, usable, self._why(scored), intent)
+        return Reading(parts, usable, "", intent)
 
     def _unknown_word(self, intent: Intent) -> str | None:
         if self.terms is None:

@@ -15,7 +15,7 @@ eval/datasets/support_pairs.jsonl; ``benchmarks/support_checker.py`` prints dev 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -34,7 +34,16 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 class SupportScorer(Protocol):
-    def score(self, sentence: str, papers: Sequence[Paper]) -> float: ...
+    def score(self, sentence: str, papers: Sequence[Paper],
+              split: Mapping[str, tuple[str, ...]] | None = None) -> float: ...
+
+
+def evidence_sentences(paper: Paper) -> tuple[str, ...]:
+    """A paper's sentences as evidence: split once (``rag.stages.retrieve.gather``); a scrubbed
+    placeholder is not evidence and never merges into the next sentence."""
+    if not paper.has_abstract:
+        return ()
+    return tuple(s for piece in paper.text.split(PLACEHOLDER) for s in injection_aware_sentences(piece))
 
 
 @dataclass(frozen=True)
@@ -56,14 +65,15 @@ class AlignedSupportScorer:
         self.lib = lib
         self.weights = weights or SupportSettings()
 
-    def score(self, sentence: str, papers: Sequence[Paper]) -> float:
-        return self.verdict(sentence, papers).score
+    def score(self, sentence: str, papers: Sequence[Paper],
+              split: Mapping[str, tuple[str, ...]] | None = None) -> float:
+        return self.verdict(sentence, papers, split).score
 
-    def verdict(self, sentence: str, papers: Sequence[Paper]) -> Verdict:
+    def verdict(self, sentence: str, papers: Sequence[Paper],
+                split: Mapping[str, tuple[str, ...]] | None = None) -> Verdict:
         papers = [p for p in papers if p.has_abstract]
-        # the scrubbed placeholder is not evidence: it must not merge into the next sentence
-        sentences = [s for p in papers for piece in p.text.split(PLACEHOLDER)
-                     for s in injection_aware_sentences(piece)]
+        sentences = [s for p in papers
+                     for s in (split[p.id] if split and p.id in split else evidence_sentences(p))]
         if not sentences:
             return Verdict(0.0)
         source = " ".join(p.text for p in papers)
@@ -107,7 +117,8 @@ class PlainOverlapScorer:
         vector = self.lib.embedder.embed([sentence])[0]
         return max(float(v @ vector) for v in stored.values())
 
-    def score(self, sentence: str, papers: Sequence[Paper]) -> float:
+    def score(self, sentence: str, papers: Sequence[Paper],
+              split: Mapping[str, tuple[str, ...]] | None = None) -> float:
         papers = [p for p in papers if p.has_abstract]
         if not papers:
             return 0.0

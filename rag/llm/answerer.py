@@ -1,19 +1,23 @@
 """The LLM answerer: retrieved abstracts go to the model fenced and keyed [1]..[n]; its reply
 is parsed back into sentences with paper ids. Keys it invents are removed and counted; a
 sentence it left uncited is attributed after the fact to the abstract that supports it best
-(small models ignore citation instructions), or left uncited for the support check to drop."""
+(small models ignore citation instructions), or left uncited for the support check to drop.
+
+``stream`` gives the same sentences as the model writes them: each as soon as the next one has
+begun (so its end, and any key after its full stop, has arrived), then the whole ``Draft``."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
+from rag.answer.evidence import Reading
 from rag.answer.support import SupportScorer
 from rag.llm.client import ChatModel
 from rag.llm.prompts import Prompt
 from rag.text.clean import split_sentences
 from rag.text.lexicon import content_terms
-from rag.types import Draft, DraftSentence, ScoredPaper
+from rag.types import Draft, DraftSentence, Evidence, Paper, ScoredPaper
 
 _FENCE = re.compile(r"</?\s*abstract\b[^>]*>", re.IGNORECASE)
 _KEYS = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
@@ -45,53 +49,95 @@ def build_sources(evidence: Sequence[ScoredPaper]) -> tuple[str, dict[int, str]]
 
 
 class LLMAnswerer:
+    """The prose ``Generator``: the model reads the top RAG_LLM__ABSTRACTS abstracts and writes."""
+
     def __init__(self, model: ChatModel, prompt: Prompt, scorer: SupportScorer,
-                 threshold: float) -> None:
+                 threshold: float, abstracts: int = 5) -> None:
         self.model, self.prompt, self.scorer, self.threshold = model, prompt, scorer, threshold
+        self.abstracts = abstracts
         self.name = model.name
 
-    def _messages(self, question: str, evidence: Sequence[ScoredPaper]):  # type: ignore[no-untyped-def]
-        sources, keymap = build_sources(evidence)
-        return self.prompt.messages(question=question, sources=sources), keymap
+    def _context(self, question: str, evidence: Evidence):  # type: ignore[no-untyped-def]
+        top = list(evidence.with_abstracts[: self.abstracts])
+        sources, keymap = build_sources(top)
+        return self.prompt.messages(question=question, sources=sources), keymap, top
 
-    def generate(self, question: str, evidence: Sequence[ScoredPaper]) -> Draft:
-        messages, keymap = self._messages(question, evidence)
-        return self.parse(self.model.complete(messages), keymap, evidence)
+    def generate(self, question: str, reading: Reading, evidence: Evidence) -> Draft:
+        messages, keymap, top = self._context(question, evidence)
+        return self.parse(self.model.complete(messages), keymap, top, evidence.sentences)
 
-    def parse(self, reply: str, keymap: dict[int, str], evidence: Sequence[ScoredPaper]) -> Draft:
-        # list items and lines are sentences of their own ("are:\n1. X [1]\n2. Y [2]")
-        lines = [re.sub(r"^\s*(?:\d+[.)]|[-*•])\s+", "", line).strip() for line in reply.splitlines()]
-        text = " ".join(" ".join(line.split()) + ("" if re.search(r"[.!?:]$", line) else ".")
-                        for line in lines if line.strip())
-        if not text:
+    def stream(self, question: str, reading: Reading, evidence: Evidence) -> Iterator[DraftSentence | Draft]:
+        """Each sentence as soon as the model has begun the next one, then the whole Draft
+        (parsed from the whole reply, as ``generate`` would)."""
+        messages, keymap, top = self._context(question, evidence)
+        papers = {e.paper.id: e.paper for e in top}
+        reply, done = "", 0
+        for token in self.model.stream(messages):
+            reply += token
+            complete = _raw_sentences(reply)[:-1]  # the last one may still grow
+            for raw in complete[done:]:
+                parsed = self._sentence(raw, keymap, papers, evidence.sentences)
+                if isinstance(parsed, DraftSentence):
+                    yield parsed
+            done = max(done, len(complete))
+        yield self.parse(reply, keymap, top, evidence.sentences)
+
+    def parse(self, reply: str, keymap: dict[int, str], evidence: Sequence[ScoredPaper],
+              split: Mapping[str, tuple[str, ...]] | None = None) -> Draft:
+        raws = _raw_sentences(reply)
+        if not raws:
             return Draft((), abstained=True)
-        text = _KEY_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", text)
         papers = {e.paper.id: e.paper for e in evidence}
         sentences, unknown, attributed, declines = [], 0, 0, 0
-        for raw in split_sentences(text):
-            numbers = [int(n) for group in _KEYS.findall(raw) for n in re.split(r"[,;]", group)]
-            ids = tuple(dict.fromkeys(keymap[n] for n in numbers if n in keymap))
-            unknown += sum(1 for n in numbers if n not in keymap)
-            clean = _BRACKETED.sub("", raw).strip()
-            clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
-            if not numbers and _DECLINES.search(clean):
+        for raw in raws:
+            unknown += sum(1 for n in _numbers(raw) if n not in keymap)
+            parsed = self._sentence(raw, keymap, papers, split)
+            if parsed == "decline":
                 declines += 1  # "The abstracts do not say ...": not a claim
-                continue
-            if len(content_terms(clean)) < 3 and not _lead(clean):
-                continue  # filler ("The answer is:"), not a claim
-            if not ids:
-                ids = self._attribute(clean, papers)
-                attributed += bool(ids)
-            sentences.append(DraftSentence(clean, ids))
+            elif isinstance(parsed, DraftSentence):
+                attributed += bool(parsed.paper_ids) and not any(n in keymap for n in _numbers(raw))
+                sentences.append(parsed)
         declined = declines > 0 and not any(s.paper_ids for s in sentences)
         return Draft(tuple(sentences), abstained=not sentences, unknown_keys=unknown,
                      attributed=attributed, declined=declined)
 
-    def _attribute(self, sentence: str, papers: dict) -> tuple[str, ...]:  # type: ignore[type-arg]
+    def _sentence(self, raw: str, keymap: dict[int, str], papers: dict[str, Paper],
+                  split: Mapping[str, tuple[str, ...]] | None) -> DraftSentence | str | None:
+        """One sentence of the reply: its text with the papers its keys name (or, uncited, the
+        paper that supports it best); "decline" for a sentence saying the abstracts do not
+        answer; None for filler."""
+        numbers = _numbers(raw)
+        ids = tuple(dict.fromkeys(keymap[n] for n in numbers if n in keymap))
+        clean = _BRACKETED.sub("", raw).strip()
+        clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
+        if not numbers and _DECLINES.search(clean):
+            return "decline"
+        if len(content_terms(clean)) < 3 and not _lead(clean):
+            return None  # filler ("The answer is:"), not a claim
+        return DraftSentence(clean, ids or self._attribute(clean, papers, split))
+
+    def _attribute(self, sentence: str, papers: dict[str, Paper],
+                   split: Mapping[str, tuple[str, ...]] | None) -> tuple[str, ...]:
         """An uncited sentence goes to the abstract that supports it best, if one does."""
-        scored = [(self.scorer.score(sentence, [p]), p.id) for p in papers.values()]
+        scored = [(self.scorer.score(sentence, [p], split), p.id) for p in papers.values()]
         best_score, best_id = max(scored, key=lambda sp: sp[0], default=(0.0, ""))
         return (best_id,) if best_score >= self.threshold else ()
+
+
+def _numbers(raw: str) -> list[int]:
+    return [int(n) for group in _KEYS.findall(raw) for n in re.split(r"[,;]", group)]
+
+
+def _raw_sentences(reply: str) -> list[str]:
+    """The reply's sentences, keys still in them. List items and lines are sentences of their
+    own ("are:\n1. X [1]\n2. Y [2]"); a key after a full stop moves before it."""
+    lines = [re.sub(r"^\s*(?:\d+[.)]|[-*•])\s+", "", line).strip() for line in reply.splitlines()]
+    text = " ".join(" ".join(line.split()) + ("" if re.search(r"[.!?:]$", line) else ".")
+                    for line in lines if line.strip())
+    if not text:
+        return []
+    text = _KEY_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", text)
+    return split_sentences(text)
 
 
 _LEAD = re.compile(r"^(?:yes|no)\b", re.IGNORECASE)

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rag.answer.evidence import Reading
 from rag.errors import LLMError
 from rag.llm.client import ChatModel
 from rag.llm.prompts import Prompt
-from rag.types import Draft, DraftSentence
+from rag.types import Draft, DraftSentence, Evidence
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -39,14 +40,32 @@ class Numbered:
 
 
 class StructuredReader:
-    def __init__(self, model: ChatModel, prompt: Prompt) -> None:
-        self.model, self.prompt = model, prompt
+    """The structured ``Generator``: the reader's best RAG_LLM__SENTENCES sentences go in
+    numbered; the answer is built from the ones the model picks."""
+
+    def __init__(self, model: ChatModel, prompt: Prompt, sentences: int = 12) -> None:
+        self.model, self.prompt, self.sentences = model, prompt, sentences
         self.name = f"{model.name} (structured)"
 
-    def generate(self, question: str, sentences: Sequence[Numbered]) -> Draft:
-        listing = "\n".join(f"[{i}] ({s.source}) {s.text}" for i, s in enumerate(sentences, start=1))
+    def generate(self, question: str, reading: Reading, evidence: Evidence) -> Draft:
+        offered = numbered(reading, self.sentences)
+        listing = "\n".join(f"[{i}] ({s.source}) {s.text}" for i, s in enumerate(offered, start=1))
         reply = self.model.complete(self.prompt.messages(question=question, sentences=listing), schema=SCHEMA)
-        return parse(reply, sentences)
+        return parse(reply, offered)
+
+
+def numbered(reading: Reading, limit: int) -> list[Numbered]:
+    """The sentences offered to the model: the reader's best over every part, each once,
+    instruction-like text already left out (rag.answer.features.candidates)."""
+    best: dict[str, tuple[float, Numbered]] = {}
+    for _, cands in reading.parts:
+        for c in cands:
+            paper = c.paper.paper
+            source = paper.method or paper.id
+            if c.text not in best or best[c.text][0] < c.score:
+                best[c.text] = (c.score, Numbered(paper.id, source, c.text))
+    ranked = sorted(best.values(), key=lambda sn: -sn[0])[:limit]
+    return [n for _, n in ranked]
 
 
 def parse(reply: str, sentences: Sequence[Numbered]) -> Draft:

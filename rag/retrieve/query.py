@@ -49,6 +49,12 @@ def author_in_question(question: str) -> str | None:
     return None
 
 
+def recent(history: Sequence[str], turns: int) -> list[str]:
+    """The last ``turns`` earlier questions of a conversation (none for 0): what a front end
+    passes to the engine, RAG_SERVICE__CONVERSATION_TURNS of them. The engine trims nothing."""
+    return list(history[-turns:]) if turns > 0 else []
+
+
 class QueryRewriter(Protocol):
     def rewrite(self, question: str, history: Sequence[str]) -> str: ...
 

@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream, check_question
 from rag.errors import RagError
-from rag.types import Answer
+from rag.types import Answer, Replace
 from service.conversations import ConversationLog
 from service.deps import get_engine, get_log, guard, to_filters
 from service.metrics import count_answer
@@ -56,14 +56,18 @@ async def ask(body: AskRequest, request: Request, engine: Engine = Depends(get_e
 
 async def _stream(events, log: ConversationLog, conversation: str,  # type: ignore[no-untyped-def]
                   request: Request) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
-    """delta* (checked sentences: the engine streams nothing it has not checked), one `citations`
-    event (the checked answer), then `done`, always: a failure midway is an `error` event."""
+    """delta* (checked sentences: the engine streams nothing it has not checked; a delta with
+    `"replace": true` replaces the text sent so far), one `citations` event (the checked answer),
+    then `done`, always: a failure midway is an `error` event."""
     streamed = False
     try:
         async for item in until_disconnected(events, request):
             if isinstance(item, str):
                 streamed = True
                 yield sse("delta", {"text": item})
+                continue
+            if isinstance(item, Replace):  # the text sent so far gives way to this one
+                yield sse("delta", {"text": item.text, "replace": True})
                 continue
             if not streamed:  # an abstention: nothing was streamed, the answer is its text
                 yield sse("delta", {"text": item.text})

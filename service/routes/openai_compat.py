@@ -18,8 +18,9 @@ from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, answer, answer_stream, check_question
 from rag.errors import InputError, RagError
+from rag.retrieve.query import recent
 from rag.text.check import tidy
-from rag.types import Answer
+from rag.types import Answer, Replace
 from service.conversations import ConversationLog
 from service.deps import get_engine, get_log, guard
 from service.metrics import count_answer
@@ -60,7 +61,8 @@ async def models() -> dict:
              responses={200: {"content": SSE}, **problems(400, 401, 413, 422, 429, 500, 503)})
 async def chat_completions(body: ChatCompletionRequest, request: Request, engine: Engine = Depends(get_engine),
                            log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
-    question, history = split_conversation(body.messages)
+    question, earlier = split_conversation(body.messages)
+    history = recent(earlier, engine.settings.service.conversation_turns)
     checked = check_question(engine, question)  # before streaming: errors are HTTP statuses
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     if body.stream:
@@ -89,7 +91,10 @@ def _chunk(completion_id: str, delta: dict, finish: str | None = None, **extra: 
 async def _chunks(events, completion_id: str, log: ConversationLog,  # type: ignore[no-untyped-def]
                   request: Request) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
     """Checked sentences as content deltas (the engine streams nothing it has not checked), the
-    citations in the last chunk, then `[DONE]`, always: a failure midway is an `error` payload,
+    citations in the last chunk, then `[DONE]`. OpenAI deltas can only append: when the final
+    answer does not go on from the sentences sent (a fallback after some were sent), a chunk
+    marked `"replace": true` appends "(Revised answer)" and the final text, and the last chunk's
+    `answer` is the final text alone. Always ends in `[DONE]`: always: a failure midway is an `error` payload,
     which OpenAI clients raise as an APIError."""
     yield _chunk(completion_id, {"role": "assistant", "content": ""})
     streamed = False
@@ -98,6 +103,9 @@ async def _chunks(events, completion_id: str, log: ConversationLog,  # type: ign
             if isinstance(item, str):
                 streamed = True
                 yield _chunk(completion_id, {"content": item})
+                continue
+            if isinstance(item, Replace):  # deltas only append: say so, then the final text
+                yield _chunk(completion_id, {"content": f"\n\n(Revised answer) {item.text}"}, replace=True)
                 continue
             if not streamed:
                 yield _chunk(completion_id, {"content": item.text})

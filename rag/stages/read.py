@@ -1,0 +1,24 @@
+"""Stage 3, read: the question's intent and the ``Evidence`` in, a ``Reading`` out: for each part
+of the question, the candidate sentences scored by the reader (best first), and whether the
+abstracts answer at all (with the reason when they do not). The reader is built once with the
+engine, its weights loaded once (``rag.answer.reader.load_model``); every generator, offline or
+LLM, receives its ``Reading``."""
+
+from __future__ import annotations
+
+from rag.answer.evidence import Reading
+from rag.answer.intent import Intent
+from rag.answer.model import ReaderModel
+from rag.answer.reader import FittedReader, load_model
+from rag.index.library import Library
+from rag.retrieve.keyword import TermStats
+from rag.settings import AnswerSettings
+from rag.types import Evidence
+
+
+def build_reader(library: Library, settings: AnswerSettings, model: ReaderModel | None = None) -> FittedReader:
+    return FittedReader(library.embedder, settings, TermStats(library.catalog), model or load_model())
+
+
+def read(reader: FittedReader, intent: Intent, evidence: Evidence) -> Reading:
+    return reader.read(intent, evidence)

@@ -1,0 +1,44 @@
+"""Stage 1, route: a question (and the conversation before it) in, ``Routed`` out: the question
+as it stands alone, its intent, and, for "papers by X" and pure venue/year listings, the answer
+from the catalogue with the papers it cites. Everything else goes on to retrieval."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.answer.intent import Intent, parse_intent
+from rag.answer.listings import author_answer, listing_answer
+from rag.index.filters import Filters
+from rag.index.library import Library
+from rag.retrieve.query import QueryRewriter, clean_question
+from rag.types import Draft, ScoredPaper
+
+
+@dataclass(frozen=True)
+class Routed:
+    asked: str  # the question as the user wrote it (checked)
+    standalone: str  # as rewritten with the conversation, for retrieval and reading
+    intent: Intent
+    catalogue: Draft | None = None  # set when the catalogue answers
+    papers: tuple[ScoredPaper, ...] = ()  # the catalogue's papers (an author's, scoped by topic)
+
+
+def standalone(rewriter: QueryRewriter, asked: str, history: Sequence[str]) -> str:
+    """The question as it stands alone. ``history`` comes trimmed by the front end (its
+    conversation store keeps the last RAG_SERVICE__CONVERSATION_TURNS); nothing trims it here."""
+    return rewriter.rewrite(clean_question(asked), history)
+
+
+def route(library: Library, asked: str, question: str, *, filters: Filters = Filters(),
+          mode: str = "hybrid") -> Routed:
+    """Parse the intent of ``question`` (already stand-alone) and answer it from the catalogue
+    when it asks who wrote what or what appeared where, and the catalogue has such papers. "Papers
+    by X on <topic>" comes back with X's papers searched for the topic, and no catalogue answer."""
+    intent = parse_intent(question)
+    if mode == "hybrid" and (intent.author or intent.listing):
+        from_catalogue = author_answer if intent.author else listing_answer
+        papers, draft = from_catalogue(library, intent, filters)
+        if papers:
+            return Routed(asked, question, intent, draft, tuple(papers))
+    return Routed(asked, question, intent)
