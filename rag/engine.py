@@ -21,7 +21,7 @@ from rag.index.embedding import CachedEmbedder
 from rag.index.filters import Filters
 from rag.index.library import Library, method_index, open_library
 from rag.llm.answerer import LLMAnswerer
-from rag.llm.client import ChatModel, answer_deadline, build_chat_model
+from rag.llm.client import ChatModel, build_chat_model, within_deadline
 from rag.llm.prompts import load_prompts
 from rag.llm.query import LLMReranker, LLMRewriter
 from rag.llm.structured import StructuredReader
@@ -164,31 +164,34 @@ def answer(engine: Engine, question: str | CheckedQuestion, *, k: int | None = N
 def answer_stream(engine: Engine, question: str | CheckedQuestion, *, k: int | None = None,
                   filters: Filters = Filters(), history: Sequence[str] = ()) -> Iterator[str | Replace | Answer]:
     """The checked answer text as it comes (``str`` pieces; a ``Replace`` when the text already
-    sent must give way to the final one), then the Answer. Nothing unchecked is ever yielded."""
-    started = time.perf_counter()
+    sent must give way to the final one), then the Answer. Nothing unchecked is ever yielded.
+    Every LLM call of the answer shares one deadline, RAG_LLM__TIMEOUT."""
     asked = check_question(engine, question).text
-    with answer_deadline(engine.settings.llm.timeout):  # one deadline for all the LLM calls
-        routed = route(engine.library, asked, standalone(engine.rewriter, asked, history), filters=filters)
-        evidence = gather(find(engine.library, engine.reranker, routed, engine.settings.retrieval, k=k,
-                               filters=filters, methods=engine.methods))
-        retrieved_at = time.perf_counter()
-        sent = ""
-        if routed.catalogue is not None:
-            done = Generated(_checker(engine, evidence)(routed.catalogue, Route.METADATA),
-                             "metadata (catalogue)", Route.METADATA)
+    return within_deadline(engine.settings.llm.timeout, _steps(engine, asked, k, filters, history))
+
+
+def _steps(engine: Engine, asked: str, k: int | None, filters: Filters,
+           history: Sequence[str]) -> Iterator[str | Replace | Answer]:
+    started = time.perf_counter()
+    routed = route(engine.library, asked, standalone(engine.rewriter, asked, history), filters=filters)
+    evidence = gather(find(engine.library, engine.reranker, routed, engine.settings.retrieval, k=k,
+                           filters=filters, methods=engine.methods))
+    retrieved_at = time.perf_counter()
+    check, sent = _checker(engine, evidence), ""
+    if routed.catalogue is not None:
+        done = Generated(check(routed.catalogue, Route.METADATA), "metadata (catalogue)", Route.METADATA)
+    else:
+        reading = read(engine.reader, routed.intent, evidence)
+        if streams(engine.writers):
+            for item in stream(engine.writers, routed.standalone, reading, evidence, check):
+                if isinstance(item, str):
+                    sent += item
+                    yield item
+                else:
+                    done = item
         else:
-            reading = read(engine.reader, routed.intent, evidence)
-            check = _checker(engine, evidence)
-            if streams(engine.writers):
-                for item in stream(engine.writers, routed.standalone, reading, evidence, check):
-                    if isinstance(item, str):
-                        sent += item
-                        yield item
-                    else:
-                        done = item
-            else:
-                done = generate(engine.writers, routed.standalone, reading, evidence, check)
-        result = cite(routed, evidence, done.checked, done.generator, done.route, done.fallback_reason)
+            done = generate(engine.writers, routed.standalone, reading, evidence, check)
+    result = cite(routed, evidence, done.checked, done.generator, done.route, done.fallback_reason)
     generated_at = time.perf_counter()
     yield from _rest(sent, result)
     yield replace(result, timings={

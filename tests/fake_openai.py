@@ -3,7 +3,9 @@
 tests and the benchmarks. ``reply`` is a fixed text, or a function of the request's messages
 (``obedient_reply`` answers from the context it was given). ``mode`` switches failures on and
 off while it runs: "ok", "slow" (3 s per request), "hang" (holds every request until the mode
-changes, 120 s at most), "error" (HTTP 500) or "garbage" (not JSON)."""
+changes, 120 s at most), "error" (HTTP 500) or "garbage" (not JSON). A stream can be held:
+with ``hold_after`` set, it stops after the word holding that text until ``release`` is set (30 s
+at most); ``finished`` is set once a stream has sent its last word."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ class FakeOpenAI:
         self.reply = reply
         self.mode = "ok"  # ok | slow | hang | error | garbage
         self.requests: list[dict] = []
+        self.hold_after: str | None = None
+        self.release, self.finished = threading.Event(), threading.Event()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -55,6 +59,7 @@ class FakeOpenAI:
 
     def __exit__(self, *exc: object) -> None:
         self.mode = "ok"  # lets hanging requests go
+        self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -109,6 +114,10 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                              "index": 0, "finish_reason": None,
                              "delta": {"content": word + (" " if i < len(words) - 1 else "")}}]}
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                if server.hold_after and server.hold_after in word:
+                    self.wfile.flush()
+                    server.release.wait(30)
+            server.finished.set()
             self.wfile.write(b"data: [DONE]\n\n")
 
     return Handler

@@ -1,21 +1,26 @@
-"""Streaming sends only checked text. The engine checks the whole reply first (keys mapped,
-invented keys removed, each sentence's support scored) and then streams the checked answer
-sentence by sentence; an obedient model that repeats injected text reaches no client, over
-real HTTP, read with the `openai` client's own stream reader."""
+"""Streaming sends only checked text, as the model writes it. Each sentence of the reply is
+checked (keys mapped, invented keys removed, its support scored) as soon as it is complete and
+sent only if it is supported; an obedient model that repeats injected text reaches no client,
+over real HTTP, read with the `openai` client's own stream reader. When the final answer does not
+go on from what was sent (a fallback), a Replace carries the final text."""
 
 from __future__ import annotations
 
 import json
+import threading
 
 import httpx
 import pytest
 from openai import OpenAI
 
-from rag.engine import build_engine
+from rag.engine import answer_stream, build_engine
+from rag.errors import LLMError
 from rag.llm.client import OpenAIChatModel
 from rag.settings import LLMSettings
+from rag.types import Answer, Replace, Route
 from service.app import create_app
 from tests.fake_openai import FakeOpenAI
+from tests.fakes import FakeChatModel
 from tests.live import running
 from tests.support import QUESTION
 
@@ -99,3 +104,56 @@ def test_a_reply_with_nothing_checked_streams_the_abstention_only(base_url, mode
     events = sse_events(base_url)
     streamed = "".join(d["text"] for n, d in events if n == "delta")
     assert "PWNED" not in streamed and streamed == next(d for n, d in events if n == "citations")["text"]
+
+
+FIRST = ("It takes anchor-inclusive mixtures (mixup of the anchor and a distinct negative sample) as "
+         "hard negative pairs and anchor-exclusive mixtures (mixup of two distinct negative samples) "
+         "as hard positive pairs at the embedding level")
+SECOND = "This strategy formulates harder contrastive pairs by integrating richer ordinal information"
+
+
+def test_the_first_checked_sentence_is_sent_before_the_model_has_finished(base_url, model_server):
+    """Real HTTP, real SSE: the model is held after it begins its second sentence, and the first
+    sentence, checked, is already with the client; the rest follows when the model goes on."""
+    model_server.reply = f"{FIRST} [1]. {SECOND} [1]."
+    model_server.hold_after, model_server.release = "formulates", threading.Event()
+    model_server.finished.clear()
+    events = []
+    try:
+        with httpx.stream("POST", f"{base_url}/api/ask", timeout=60,
+                          json={"question": QUESTION, "stream": True}) as response:
+            event = None
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    event = line.removeprefix("event: ")
+                elif line.startswith("data: "):
+                    events.append((event, json.loads(line.removeprefix("data: "))))
+                    if len(events) == 1:
+                        assert event == "delta" and events[0][1]["text"] == f"{FIRST}. [1]"
+                        assert not model_server.finished.is_set(), "sent before the model finished"
+                        model_server.release.set()
+    finally:
+        model_server.hold_after = None
+        model_server.release.set()
+    final = next(d for n, d in events if n == "citations")
+    streamed = "".join(d["text"] for n, d in events if n == "delta")
+    assert streamed == final["text"] == f"{FIRST}. [1] {SECOND}. [1]"
+    assert final["route"] == "llm"
+
+
+def test_a_fallback_after_sentences_were_sent_replaces_the_text(library):
+    """The model writes one supported sentence, then its endpoint fails: the sentence was sent,
+    and the offline answer replaces it (a Replace, then the Answer with route fallback)."""
+    class Failing(FakeChatModel):
+        def stream(self, messages):  # type: ignore[no-untyped-def]
+            yield f"{FIRST} [1]. {SECOND}"
+            raise LLMError("cannot connect")
+
+    engine = build_engine(library.settings.model_copy(update={"llm": LLMSettings(
+        base_url="http://127.0.0.1:9/v1", model="x")}), library=library, chat_model=Failing())
+    items = list(answer_stream(engine, QUESTION))
+    final = items[-1]
+    assert isinstance(final, Answer) and final.route is Route.FALLBACK and "cannot connect" in final.fallback_reason
+    assert items[0] == f"{FIRST}. [1]", "the checked sentence went out as soon as it was complete"
+    replaced = [i for i in items if isinstance(i, Replace)]
+    assert len(replaced) == 1 and replaced[0].text == final.text != items[0]

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from rag.errors import LLMError
 from rag.settings import LLMSettings
@@ -32,6 +32,8 @@ Message = dict[str, str]
 Clock = Callable[[], float]
 
 _DEADLINE: ContextVar[float | None] = ContextVar("llm_answer_deadline", default=None)
+T = TypeVar("T")
+_DONE = object()
 _CANCELLED: ContextVar[threading.Event | None] = ContextVar("llm_cancelled", default=None)
 
 
@@ -46,11 +48,31 @@ class ChatModel(Protocol):
 @contextmanager
 def answer_deadline(seconds: float) -> Iterator[None]:
     """Every LLM call inside this block shares one deadline, ``seconds`` from now."""
-    token = _DEADLINE.set(time.monotonic() + seconds)
+    with deadline_at(time.monotonic() + seconds):
+        yield
+
+
+@contextmanager
+def deadline_at(when: float) -> Iterator[None]:
+    """Every LLM call inside this block must be done by ``when`` (time.monotonic())."""
+    token = _DEADLINE.set(when)
     try:
         yield
     finally:
         _DEADLINE.reset(token)
+
+
+def within_deadline(seconds: float, steps: Iterator[T]) -> Iterator[T]:
+    """The items of ``steps``, each computed inside one deadline ``seconds`` from the start. The
+    deadline is entered anew for each step: a streaming server takes each step in a worker thread
+    with its own copy of the context, so a context held open across a yield would be lost."""
+    when = time.monotonic() + seconds
+    while True:
+        with deadline_at(when):
+            item = next(steps, _DONE)
+        if item is _DONE:
+            return
+        yield item  # type: ignore[misc]
 
 
 @contextmanager
