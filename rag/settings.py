@@ -7,7 +7,7 @@ Environment variables use the prefix ``RAG_`` and ``__`` between groups, for exa
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import (
@@ -18,7 +18,6 @@ from pydantic_settings import (
 
 from rag.errors import ConfigError
 from rag.settings_sources import Group, OurDotEnv, UnknownRagVariables, explain
-from rag.slack_settings import SlackSettings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_CORPUS = PROJECT_ROOT / "data"
@@ -209,9 +208,11 @@ class Settings(BaseSettings):
     support: SupportSettings = SupportSettings()
     llm: LLMSettings = LLMSettings()
     service: ServiceSettings = ServiceSettings()
-    slack: SlackSettings = SlackSettings()
     prompts_dir: Path = Field(PROJECT_ROOT / "prompts", description="prompt templates")
 
+    # ``RAG_SLACK__*`` configure the Slack bot, a front end: service/slack_settings.py reads and
+    # checks them. Here they are passed over, neither settings of the engine nor misspellings.
+    front_end_groups: ClassVar[frozenset[str]] = frozenset({"slack"})
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any,
