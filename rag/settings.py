@@ -24,7 +24,10 @@ BUNDLED_CORPUS = PROJECT_ROOT / "data"
 
 
 class ChunkingSettings(Group):
-    tokenizer: str = "cl100k_base"
+    """How abstracts are cut into chunks before embedding (about 2/3 of the bundled abstracts fit
+    in one). Changing any of these needs ``rag ingest --rebuild``."""
+
+    tokenizer: str = Field("cl100k_base", description="tiktoken encoding that counts the tokens")
     chunk_size: int = Field(256, ge=32, le=8192, description="tokens per chunk")
     chunk_overlap: int = Field(32, ge=0, le=1024, description="tokens shared by neighbouring chunks")
 
@@ -37,28 +40,39 @@ class ChunkingSettings(Group):
 
 
 class IngestSettings(Group):
+    """What ``rag ingest`` accepts."""
+
     max_abstract_chars: int = Field(
         20_000, ge=100, description="a longer abstract is reported and skipped (its row only)")
 
 
 class EmbeddingSettings(Group):
-    backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = "minilm-onnx"
-    model: str = "all-MiniLM-L6-v2"
-    base_url: str | None = None
-    api_key: SecretStr | None = None
-    batch_size: int = Field(16, ge=1, le=1024)
+    """The embedder. The default runs offline from an installed package; changing the backend or
+    model needs ``rag ingest --rebuild``."""
+
+    backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = Field(
+        "minilm-onnx", description="minilm-onnx: offline int8 MiniLM; openai: any /embeddings "
+        "endpoint; sentence-transformers: a local model of that library")
+    model: str = Field("all-MiniLM-L6-v2", description="model name for the openai and "
+                       "sentence-transformers backends")
+    base_url: str | None = Field(None, description="endpoint of the openai backend")
+    api_key: SecretStr | None = Field(None, description="key of the openai backend")
+    batch_size: int = Field(16, ge=1, le=1024, description="texts embedded per call")
     max_tokens: int = Field(320, ge=16, le=512, description="word pieces seen by MiniLM")
     threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
 
 
 class RetrievalSettings(Group):
+    """Hybrid retrieval: dense and keyword lists (and papers whose method name the question says),
+    fused by reciprocal rank."""
+
     top_k: int = Field(5, ge=1, le=50, description="papers passed to the answerer")
     list_k: int = Field(10, ge=1, le=50, description="papers passed to the answerer for a list "
                         "question ('which papers ...'), whose answer may name many")
     candidates: int = Field(30, ge=1, le=500, description="chunks each retriever fetches")
     rrf_k: int = Field(60, ge=1, le=1000, description="reciprocal-rank fusion constant")
-    dense_weight: float = Field(1.0, ge=0, le=10)
-    keyword_weight: float = Field(1.0, ge=0, le=10)
+    dense_weight: float = Field(1.0, ge=0, le=10, description="weight of the dense (vector) list in the fusion")
+    keyword_weight: float = Field(1.0, ge=0, le=10, description="weight of the keyword (BM25) list in the fusion")
     name_weight: float = Field(1.0, ge=0, le=10, description="papers whose method name the query says")
     metadata_weight: float = Field(0.5, ge=0, le=10, description="papers listed without an abstract "
                                    "that match the filters (fixed: only filtered searches use it, and no "
@@ -127,11 +141,12 @@ class LLMSettings(Group):
     """An OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio, llama.cpp server).
     Unset base_url and api_key: the offline answerer is used."""
 
-    base_url: str | None = None
-    model: str = "gpt-4o-mini"
-    api_key: SecretStr | None = None
-    temperature: float = Field(0.0, ge=0, le=2)
-    max_tokens: int = Field(400, ge=16, le=8192)
+    base_url: str | None = Field(None, description="the endpoint, e.g. http://localhost:11434/v1; "
+                                 "unset = offline answerer")
+    model: str = Field("gpt-4o-mini", description="model name sent to the endpoint")
+    api_key: SecretStr | None = Field(None, description="sent as Authorization: Bearer")
+    temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature")
+    max_tokens: int = Field(400, ge=16, le=8192, description="longest reply, in tokens")
     timeout: float = Field(60.0, gt=0, description="seconds per answer, shared by all its LLM "
                            "calls (rewrite, rerank, answer, retries)")
     retries: int = Field(1, ge=0, le=10, description="retries of a call that failed quickly "
@@ -140,8 +155,8 @@ class LLMSettings(Group):
                                    "called for this long (answers fall back at once)")
     mode: Literal["prose", "structured"] = Field(
         "prose", description="prose: the model reads the top abstracts and writes a cited answer; "
-        "structured: it picks numbered sentences as JSON under a schema (for small models; "
-        "`rag local-llm` sets it), and the answer is built from those sentences verbatim")
+        "structured: it picks numbered sentences as JSON under a schema (for small models), and "
+        "the answer is built from those sentences verbatim")
     abstracts: int = Field(5, ge=1, le=20, description="top retrieved abstracts the model reads "
                            "(prose mode), by fused retrieval score")
     sentences: int = Field(12, ge=2, le=60, description="numbered sentences the model picks from "
@@ -162,13 +177,15 @@ class StoreSettings(Group):
     writer process at a time) or a Chroma server (``chroma run``) that many processes and
     machines share."""
 
-    mode: Literal["embedded", "server"] = "embedded"
-    host: str = "127.0.0.1"
-    port: int = Field(8001, ge=1, le=65535)
+    mode: Literal["embedded", "server"] = Field(
+        "embedded", description="embedded: Chroma files in the data directory; server: a Chroma "
+        "server (`chroma run`)")
+    host: str = Field("127.0.0.1", description="the Chroma server's host (server mode)")
+    port: int = Field(8001, ge=1, le=65535, description="the Chroma server's port (server mode)")
     ssl: bool = Field(False, description="https to the Chroma server")
     token: SecretStr | None = Field(None, description="sent as Authorization: Bearer (a proxy's or Chroma's auth)")
-    tenant: str = "default_tenant"
-    database: str = "default_database"
+    tenant: str = Field("default_tenant", description="Chroma tenant (server mode)")
+    database: str = Field("default_database", description="Chroma database (server mode)")
     reload_seconds: float = Field(1.0, ge=0, description="how often a running service looks for a new index generation")
     snapshot_dir: Path | None = Field(
         None, description="a folder all machines share: ingest publishes each generation's catalogue "
@@ -176,8 +193,10 @@ class StoreSettings(Group):
 
 
 class ServiceSettings(Group):
-    host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
+    """``rag serve``: the HTTP API, the OpenAI-compatible endpoint and the chat page."""
+
+    host: str = Field("127.0.0.1", description="address to listen on (not loopback: API keys needed)")
+    port: int = Field(8000, ge=1, le=65535, description="port to listen on")
     api_keys: list[SecretStr] = Field(default_factory=list, description="Bearer keys; none = loopback only")
     rate_limit_per_minute: int = Field(120, ge=1, description="requests per key (or client) per minute")
     max_body_bytes: int = Field(64_000, ge=1_000, description="bytes of a request body read, at most")
@@ -198,7 +217,7 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(PROJECT_ROOT / ".rag-data", description="index and paper catalogue")
     corpus_dir: Path = Field(BUNDLED_CORPUS, description="what `rag ingest` reads by default")
-    collection: str = "abstracts"
+    collection: str = Field("abstracts", description="Chroma collection name (a rebuild adds -gN)")
     store: StoreSettings = StoreSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     ingest: IngestSettings = IngestSettings()

@@ -25,10 +25,11 @@ SLACK_API_URL = "https://slack.com/api/"
 class SlackFilters(Group):
     """A channel's default metadata filters (as ``rag ask --author/--year/--venue/--source``)."""
 
-    author: str | None = None
+    author: str | None = Field(None, description="only papers by this author (any word of the name; "
+                               "case, accents and initials ignored)")
     year: str | None = Field(None, description='"2023", "2023-2025", "2023-" or "-2021"')
-    venue: str | None = None
-    source: str | None = None
+    venue: str | None = Field(None, description="only papers whose venue contains this (any case)")
+    source: str | None = Field(None, description="only papers whose source file name starts with this")
 
     @field_validator("year")
     @classmethod
@@ -41,6 +42,9 @@ class SlackFilters(Group):
 
 
 class ChannelSettings(Group):
+    """How the bot answers in one channel: an entry of ``RAG_SLACK__CHANNELS`` (by channel id), or
+    ``RAG_SLACK__DEFAULT_CHANNEL`` for the channels not listed."""
+
     answer: bool = Field(True, description="answer questions in this channel at all")
     require_mention: bool = Field(True, description="False: answer every top-level message, and "
                                   "follow-ups in threads the bot answered (needs channels:history)")
