@@ -142,7 +142,8 @@ def _items(model: type[BaseModel]) -> Iterator[type[BaseModel]]:
 
 
 def _section(title: str, model: type[BaseModel], path: tuple[str, ...], read_by: str = "") -> list[str]:
-    out = [f"## {title}", "", f"Variables `{PREFIX}{path[0].upper()}__…`{read_by}." + (f" {_doc(model)}" if _doc(model) else ""), ""]
+    lead = f"Variables `{PREFIX}{path[0].upper()}__…`{read_by}."
+    out = [f"## {title}", "", f"{lead} {_doc(model)}".strip(), ""]
     out += [*_table(_rows(model.model_fields, path, env=True), "variable"), ""]
     for item in dict.fromkeys(_items(model)):
         out += [f"### `{item.__name__}`", "", *([_doc(item), ""] if _doc(item) else []),

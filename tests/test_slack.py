@@ -24,7 +24,6 @@ from rag.settings import BUNDLED_CORPUS
 from rag.types import Answer, RetrievedPaper
 from service.app import create_app
 from service.slack import mount_slack, socket_mode_handler
-from service.slack_settings import load_slack_settings
 from service.slack_blocks import (
     APOLOGY,
     NOT_HERE,
@@ -34,6 +33,7 @@ from service.slack_blocks import (
     answer_blocks,
     export_feedback,
 )
+from service.slack_settings import load_slack_settings
 from tests.fake_slack import BOT_USER, TEAM, FakeSlack, sign
 from tests.support import QUESTION, free_port
 
