@@ -166,13 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Generate docs/configuration.md from the settings classes.")
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed page differs")
     args = parser.parse_args(argv)
-    page = generate()
+    page, shown = generate(), PAGE.relative_to(PROJECT_ROOT) if PAGE.is_relative_to(PROJECT_ROOT) else PAGE
     if args.check:
         same = PAGE.exists() and PAGE.read_text(encoding="utf-8") == page
-        print(f"{PAGE.relative_to(PROJECT_ROOT)}: " + ("up to date" if same else f"out of date: run {COMMAND}"))
+        print(f"{shown}: " + ("up to date" if same else f"out of date: run {COMMAND}"))
         return 0 if same else 1
     PAGE.write_text(page, encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(PROJECT_ROOT)} ({len(page.splitlines())} lines)")
+    print(f"wrote {shown} ({len(page.splitlines())} lines)")
     return 0
 
 

@@ -40,12 +40,14 @@ def test_the_committed_configuration_page_is_the_generated_one():
 
 
 def test_the_check_command_fails_on_a_stale_page(monkeypatch, tmp_path, capsys):
-    stale = tmp_path / "configuration.md"
-    stale.write_text(generate().replace("`RAG_RETRIEVAL__TOP_K` | int | `5`", "`RAG_RETRIEVAL__TOP_K` | int | `6`"))
-    monkeypatch.setattr("cli.settings_docs.PAGE", stale)
-    monkeypatch.setattr("cli.settings_docs.PROJECT_ROOT", tmp_path)
-    assert main(["--check"]) == 1 and COMMAND in capsys.readouterr().out
+    page = tmp_path / "configuration.md"
+    monkeypatch.setattr("cli.settings_docs.PAGE", page)
+    assert main(["--check"]) == 1  # no page yet
     assert main([]) == 0 and main(["--check"]) == 0
+    top_k = "`RAG_RETRIEVAL__TOP_K` | int | `5`"
+    page.write_text(page.read_text().replace(top_k, top_k.replace("5", "6")))
+    capsys.readouterr()
+    assert main(["--check"]) == 1 and f"out of date: run {COMMAND}" in capsys.readouterr().out
 
 
 def test_every_setting_of_the_engine_and_the_slack_bot_is_on_the_page():
