@@ -119,14 +119,19 @@ def docs_index(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 @pytest.fixture
-def reader_env(docs_index: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Settings:
-    """A reader's environment: no RAG_ variable but RAG_DATA_DIR, no .env of the checkout."""
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A reader's environment: no RAG_ variable, no .env of the checkout."""
     import os
 
     for name in [n for n in os.environ if n.startswith("RAG_")]:
         monkeypatch.delenv(name)
-    monkeypatch.setenv("RAG_DATA_DIR", str(docs_index.data_dir))
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def reader_env(docs_index: Settings, clean_env: None, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """... with RAG_DATA_DIR naming the small index."""
+    monkeypatch.setenv("RAG_DATA_DIR", str(docs_index.data_dir))
     return docs_index
 
 
@@ -148,6 +153,7 @@ def test_the_docs_have_code_blocks_to_run():
     assert len(COMMANDS) >= 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", PYTHON, ids=[_id(b) for b in PYTHON])
 def test_a_python_block_runs_as_written(block: Block, reader_env: Settings, capsys) -> None:
     with service_for(block, reader_env) as url:
@@ -157,7 +163,7 @@ def test_a_python_block_runs_as_written(block: Block, reader_env: Settings, caps
 
 
 @pytest.mark.parametrize("block, args", COMMANDS, ids=[_id(b, a) for b, a in COMMANDS])
-def test_a_rag_command_line_parses(block: Block, args: list[str], reader_env: Settings) -> None:
+def test_a_rag_command_line_parses(block: Block, args: list[str], clean_env: None) -> None:
     result = CliRunner().invoke(cli, [*args, "--help"])
     assert result.exit_code == 0 and "Usage:" in result.output, f"{_id(block, args)}: {result.output}"
 
@@ -165,6 +171,7 @@ def test_a_rag_command_line_parses(block: Block, args: list[str], reader_env: Se
 RUNNABLE = [(b, a) for b, a in COMMANDS if b.path in RUN_COMMANDS_FROM and a[:1] and a[0] in RUN_SUBCOMMANDS]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block, args", RUNNABLE, ids=[_id(b, a) for b, a in RUNNABLE])
 def test_an_ask_or_search_line_runs(block: Block, args: list[str], reader_env: Settings) -> None:
     result = CliRunner().invoke(cli, args)
