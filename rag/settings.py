@@ -100,8 +100,9 @@ class AnswerSettings(Group):
     "fitted": chosen on the dev split by ``benchmarks/tune.py`` (never on test). Marked "fixed":
     hand-set, with the reason."""
 
-    max_question_chars: int = Field(2000, ge=10, le=100_000, description="fixed: a cap, not a weight")
-    max_sentences: int = Field(4, ge=1, le=10, description="fitted")
+    max_question_chars: int = Field(2000, ge=10, le=100_000, description="fixed (a cap, not a weight): "
+                                    "a longer question is refused with a message")
+    max_sentences: int = Field(4, ge=1, le=10, description="fitted: the longest answer, in sentences")
     answer_sentences: int = Field(4, ge=1, le=10, description="fitted: sentences for a one-paper answer")
     second_ratio: float = Field(0.6, ge=0, le=1, description="fitted: a further sentence scores this "
                                 "share of the best one")
@@ -119,7 +120,8 @@ class AnswerSettings(Group):
         "a sentence whose cited abstracts score below this (rag.answer.support's aligned checker: "
         "similarity to the best-matching abstract sentence and word coverage, lowered for a figure "
         "or name the abstracts lack, contradicted negation, or absolute wording) is unsupported")
-    keep_unsupported: bool = Field(False, description="show unsupported sentences, marked")
+    keep_unsupported: bool = Field(False, description="keep unsupported sentences, marked "
+                                   "(unsupported), instead of removing them")
 
 
 class SupportSettings(Group):
