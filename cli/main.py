@@ -288,8 +288,10 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
                        "'[\"a-long-secret\"]' or serve on 127.0.0.1.")
     from rag.index.library import open_library
     from service.app import uvicorn_options
+    from service.slack_settings import load_slack_settings
     from service.slow_clients import server_options
 
+    load_slack_settings()  # a bad RAG_SLACK__ variable stops here, in one line, not in the worker
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
@@ -321,10 +323,12 @@ def eval_from_log(settings: Settings, out: Path, channel: str | None) -> None:
 def slack(settings: Settings) -> None:
     """Run the Slack bot over Socket Mode (no public URL): needs RAG_SLACK__BOT_TOKEN and RAG_SLACK__APP_TOKEN."""
     from service.slack import run_socket_mode
+    from service.slack_settings import load_slack_settings
 
+    slack_settings = load_slack_settings()
     click.echo("abstract-rag: connecting to Slack over Socket Mode (Ctrl-C to stop)…", err=True)
     try:
-        run_socket_mode(settings)
+        run_socket_mode(settings, slack=slack_settings)
     except KeyboardInterrupt:
         click.echo("stopped.", err=True)
 

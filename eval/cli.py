@@ -84,7 +84,7 @@ def _after(summary: dict[str, Any], settings: Settings, out: Path, *, judged: An
     if test:
         ledger.append(ledger.entry(summary, settings, SPLITS["test"], out))
         click.echo(f"test split scored: appended line {len(ledger.read())} to {ledger.LEDGER}; "
-                   "`python -m eval.ledger --write` puts it into the README")
+                   "`python -m eval.ledger --write` puts it into docs/evaluation.md")
     click.echo(f"wrote {out}/results.jsonl, summary.json, report.html")
 
 

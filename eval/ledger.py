@@ -1,9 +1,9 @@
 """eval/ledger.jsonl: one line per look at the test split (`rag eval --split test`), with its
-figures and intervals, the git commit, the date and the generator. The README's test table is
-generated from it, never typed:
+figures and intervals, the git commit, the date and the generator. The test table of
+docs/evaluation.md is generated from it, never typed:
 
     python -m eval.ledger            # print the table from the ledger
-    python -m eval.ledger --write    # put it into README.md between the ledger markers"""
+    python -m eval.ledger --write    # put it into docs/evaluation.md between the ledger markers"""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from eval.report import HEADLINE
 from rag.settings import PROJECT_ROOT, Settings
 
 LEDGER = PROJECT_ROOT / "eval" / "ledger.jsonl"
-README = PROJECT_ROOT / "README.md"
+PAGE = PROJECT_ROOT / "docs" / "evaluation.md"
 BEGIN, END = "<!-- test-ledger:begin -->", "<!-- test-ledger:end -->"
 
 
@@ -110,22 +110,23 @@ def table(lines: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def readme_with_table(readme: str, lines: list[dict[str, Any]]) -> str:
-    head, sep, rest = readme.partition(BEGIN)
+def page_with_table(page: str, lines: list[dict[str, Any]]) -> str:
+    """``page`` (docs/evaluation.md's text) with the table between the markers made from ``lines``."""
+    head, sep, rest = page.partition(BEGIN)
     _, sep2, tail = rest.partition(END)
     if not sep or not sep2:
-        raise SystemExit(f"README.md has no {BEGIN} ... {END} block")
+        raise SystemExit(f"{PAGE.relative_to(PROJECT_ROOT)} has no {BEGIN} ... {END} block")
     return f"{head}{BEGIN}\n{table(lines)}\n{END}{tail}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="rewrite README.md's test table")
+    parser.add_argument("--write", action="store_true", help="rewrite docs/evaluation.md's test table")
     args = parser.parse_args()
     lines = read()
     if args.write:
-        README.write_text(readme_with_table(README.read_text(encoding="utf-8"), lines), encoding="utf-8")
-        print(f"README.md: test table from {len(lines)} ledger line(s)")
+        PAGE.write_text(page_with_table(PAGE.read_text(encoding="utf-8"), lines), encoding="utf-8")
+        print(f"{PAGE.relative_to(PROJECT_ROOT)}: test table from {len(lines)} ledger line(s)")
     else:
         print(table(lines))
 

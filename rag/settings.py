@@ -7,7 +7,7 @@ Environment variables use the prefix ``RAG_`` and ``__`` between groups, for exa
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import (
@@ -18,14 +18,16 @@ from pydantic_settings import (
 
 from rag.errors import ConfigError
 from rag.settings_sources import Group, OurDotEnv, UnknownRagVariables, explain
-from rag.slack_settings import SlackSettings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_CORPUS = PROJECT_ROOT / "data"
 
 
 class ChunkingSettings(Group):
-    tokenizer: str = "cl100k_base"
+    """How abstracts are cut into chunks before embedding (about 2/3 of the bundled abstracts fit
+    in one). Changing any of these needs ``rag ingest --rebuild``."""
+
+    tokenizer: str = Field("cl100k_base", description="tiktoken encoding that counts the tokens")
     chunk_size: int = Field(256, ge=32, le=8192, description="tokens per chunk")
     chunk_overlap: int = Field(32, ge=0, le=1024, description="tokens shared by neighbouring chunks")
 
@@ -38,28 +40,39 @@ class ChunkingSettings(Group):
 
 
 class IngestSettings(Group):
+    """What ``rag ingest`` accepts."""
+
     max_abstract_chars: int = Field(
         20_000, ge=100, description="a longer abstract is reported and skipped (its row only)")
 
 
 class EmbeddingSettings(Group):
-    backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = "minilm-onnx"
-    model: str = "all-MiniLM-L6-v2"
-    base_url: str | None = None
-    api_key: SecretStr | None = None
-    batch_size: int = Field(16, ge=1, le=1024)
+    """The embedder. The default runs offline from an installed package; changing the backend or
+    model needs ``rag ingest --rebuild``."""
+
+    backend: Literal["minilm-onnx", "openai", "sentence-transformers"] = Field(
+        "minilm-onnx", description="minilm-onnx: offline int8 MiniLM; openai: any /embeddings "
+        "endpoint; sentence-transformers: a local model of that library")
+    model: str = Field("all-MiniLM-L6-v2", description="model name for the openai and "
+                       "sentence-transformers backends")
+    base_url: str | None = Field(None, description="endpoint of the openai backend")
+    api_key: SecretStr | None = Field(None, description="key of the openai backend")
+    batch_size: int = Field(16, ge=1, le=1024, description="texts embedded per call")
     max_tokens: int = Field(320, ge=16, le=512, description="word pieces seen by MiniLM")
     threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
 
 
 class RetrievalSettings(Group):
+    """Hybrid retrieval: dense and keyword lists (and papers whose method name the question says),
+    fused by reciprocal rank."""
+
     top_k: int = Field(5, ge=1, le=50, description="papers passed to the answerer")
     list_k: int = Field(10, ge=1, le=50, description="papers passed to the answerer for a list "
                         "question ('which papers ...'), whose answer may name many")
     candidates: int = Field(30, ge=1, le=500, description="chunks each retriever fetches")
     rrf_k: int = Field(60, ge=1, le=1000, description="reciprocal-rank fusion constant")
-    dense_weight: float = Field(1.0, ge=0, le=10)
-    keyword_weight: float = Field(1.0, ge=0, le=10)
+    dense_weight: float = Field(1.0, ge=0, le=10, description="weight of the dense (vector) list in the fusion")
+    keyword_weight: float = Field(1.0, ge=0, le=10, description="weight of the keyword (BM25) list in the fusion")
     name_weight: float = Field(1.0, ge=0, le=10, description="papers whose method name the query says")
     metadata_weight: float = Field(0.5, ge=0, le=10, description="papers listed without an abstract "
                                    "that match the filters (fixed: only filtered searches use it, and no "
@@ -87,8 +100,9 @@ class AnswerSettings(Group):
     "fitted": chosen on the dev split by ``benchmarks/tune.py`` (never on test). Marked "fixed":
     hand-set, with the reason."""
 
-    max_question_chars: int = Field(2000, ge=10, le=100_000, description="fixed: a cap, not a weight")
-    max_sentences: int = Field(4, ge=1, le=10, description="fitted")
+    max_question_chars: int = Field(2000, ge=10, le=100_000, description="fixed (a cap, not a weight): "
+                                    "a longer question is refused with a message")
+    max_sentences: int = Field(4, ge=1, le=10, description="fitted: the longest answer, in sentences")
     answer_sentences: int = Field(4, ge=1, le=10, description="fitted: sentences for a one-paper answer")
     second_ratio: float = Field(0.6, ge=0, le=1, description="fitted: a further sentence scores this "
                                 "share of the best one")
@@ -106,7 +120,8 @@ class AnswerSettings(Group):
         "a sentence whose cited abstracts score below this (rag.answer.support's aligned checker: "
         "similarity to the best-matching abstract sentence and word coverage, lowered for a figure "
         "or name the abstracts lack, contradicted negation, or absolute wording) is unsupported")
-    keep_unsupported: bool = Field(False, description="show unsupported sentences, marked")
+    keep_unsupported: bool = Field(False, description="keep unsupported sentences, marked "
+                                   "(unsupported), instead of removing them")
 
 
 class SupportSettings(Group):
@@ -128,11 +143,12 @@ class LLMSettings(Group):
     """An OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio, llama.cpp server).
     Unset base_url and api_key: the offline answerer is used."""
 
-    base_url: str | None = None
-    model: str = "gpt-4o-mini"
-    api_key: SecretStr | None = None
-    temperature: float = Field(0.0, ge=0, le=2)
-    max_tokens: int = Field(400, ge=16, le=8192)
+    base_url: str | None = Field(None, description="the endpoint, e.g. http://localhost:11434/v1; "
+                                 "unset = offline answerer")
+    model: str = Field("gpt-4o-mini", description="model name sent to the endpoint")
+    api_key: SecretStr | None = Field(None, description="sent as Authorization: Bearer")
+    temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature")
+    max_tokens: int = Field(400, ge=16, le=8192, description="longest reply, in tokens")
     timeout: float = Field(60.0, gt=0, description="seconds per answer, shared by all its LLM "
                            "calls (rewrite, rerank, answer, retries)")
     retries: int = Field(1, ge=0, le=10, description="retries of a call that failed quickly "
@@ -141,8 +157,8 @@ class LLMSettings(Group):
                                    "called for this long (answers fall back at once)")
     mode: Literal["prose", "structured"] = Field(
         "prose", description="prose: the model reads the top abstracts and writes a cited answer; "
-        "structured: it picks numbered sentences as JSON under a schema (for small models; "
-        "`rag local-llm` sets it), and the answer is built from those sentences verbatim")
+        "structured: it picks numbered sentences as JSON under a schema (for small models), and "
+        "the answer is built from those sentences verbatim")
     abstracts: int = Field(5, ge=1, le=20, description="top retrieved abstracts the model reads "
                            "(prose mode), by fused retrieval score")
     sentences: int = Field(12, ge=2, le=60, description="numbered sentences the model picks from "
@@ -163,13 +179,15 @@ class StoreSettings(Group):
     writer process at a time) or a Chroma server (``chroma run``) that many processes and
     machines share."""
 
-    mode: Literal["embedded", "server"] = "embedded"
-    host: str = "127.0.0.1"
-    port: int = Field(8001, ge=1, le=65535)
+    mode: Literal["embedded", "server"] = Field(
+        "embedded", description="embedded: Chroma files in the data directory; server: a Chroma "
+        "server (`chroma run`)")
+    host: str = Field("127.0.0.1", description="the Chroma server's host (server mode)")
+    port: int = Field(8001, ge=1, le=65535, description="the Chroma server's port (server mode)")
     ssl: bool = Field(False, description="https to the Chroma server")
     token: SecretStr | None = Field(None, description="sent as Authorization: Bearer (a proxy's or Chroma's auth)")
-    tenant: str = "default_tenant"
-    database: str = "default_database"
+    tenant: str = Field("default_tenant", description="Chroma tenant (server mode)")
+    database: str = Field("default_database", description="Chroma database (server mode)")
     reload_seconds: float = Field(1.0, ge=0, description="how often a running service looks for a new index generation")
     snapshot_dir: Path | None = Field(
         None, description="a folder all machines share: ingest publishes each generation's catalogue "
@@ -177,8 +195,10 @@ class StoreSettings(Group):
 
 
 class ServiceSettings(Group):
-    host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
+    """``rag serve``: the HTTP API, the OpenAI-compatible endpoint and the chat page."""
+
+    host: str = Field("127.0.0.1", description="address to listen on (not loopback: API keys needed)")
+    port: int = Field(8000, ge=1, le=65535, description="port to listen on")
     api_keys: list[SecretStr] = Field(default_factory=list, description="Bearer keys; none = loopback only")
     rate_limit_per_minute: int = Field(120, ge=1, description="requests per key (or client) per minute")
     max_body_bytes: int = Field(64_000, ge=1_000, description="bytes of a request body read, at most")
@@ -199,7 +219,7 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(PROJECT_ROOT / ".rag-data", description="index and paper catalogue")
     corpus_dir: Path = Field(BUNDLED_CORPUS, description="what `rag ingest` reads by default")
-    collection: str = "abstracts"
+    collection: str = Field("abstracts", description="Chroma collection name (a rebuild adds -gN)")
     store: StoreSettings = StoreSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     ingest: IngestSettings = IngestSettings()
@@ -209,9 +229,11 @@ class Settings(BaseSettings):
     support: SupportSettings = SupportSettings()
     llm: LLMSettings = LLMSettings()
     service: ServiceSettings = ServiceSettings()
-    slack: SlackSettings = SlackSettings()
     prompts_dir: Path = Field(PROJECT_ROOT / "prompts", description="prompt templates")
 
+    # ``RAG_SLACK__*`` configure the Slack bot, a front end: service/slack_settings.py reads and
+    # checks them. Here they are passed over, neither settings of the engine nor misspellings.
+    front_end_groups: ClassVar[frozenset[str]] = frozenset({"slack"})
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any,

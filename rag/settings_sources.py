@@ -30,17 +30,23 @@ class UnknownRagVariables(PydanticBaseSettingsSource):
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        known = set(self.settings_cls.model_fields)
+        known = set(self.settings_cls.model_fields) | _front_end_groups(self.settings_cls)
         return {name.lower(): value for name, value in os.environ.items()
                 if name.upper().startswith(_PREFIX)
                 and name[len(_PREFIX):].split("__")[0].lower() not in known}
 
 
+def _front_end_groups(settings_cls: type) -> set[str]:
+    """Groups of ``RAG_`` variables that an entry point reads and checks itself."""
+    return set(getattr(settings_cls, "front_end_groups", ()))
+
+
 class OurDotEnv(DotEnvSettingsSource):
     def __call__(self) -> dict[str, Any]:
-        known = set(self.settings_cls.model_fields)
+        known, elsewhere = set(self.settings_cls.model_fields), _front_end_groups(self.settings_cls)
         return {key: value for key, value in super().__call__().items()
-                if key in known or key.lower().startswith(_PREFIX.lower())}
+                if key in known or (key.lower().startswith(_PREFIX.lower())
+                                    and key[len(_PREFIX):].split("__")[0].lower() not in elsewhere)}
 
 
 def _variable(loc: tuple[int | str, ...]) -> str:
@@ -71,5 +77,5 @@ def explain(exc: ValidationError, root: type[BaseModel]) -> str:
             lines.append(f"{_variable(loc)} is not a setting{_suggestion(loc, root)}")
         else:
             lines.append(f"{_variable(loc)}: {error['msg'].removeprefix('Value error, ')}")
-    return ("invalid settings: " + "; ".join(lines) + ". Fix or unset them (the README's settings "
-            "table lists every variable).")
+    return ("invalid settings: " + "; ".join(lines) + ". Fix or unset them (docs/configuration.md "
+            "lists every variable).")

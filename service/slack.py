@@ -31,16 +31,12 @@ from rag.live import LiveEngine
 from rag.settings import Settings
 from service import slack_blocks as ui
 from service.conversations import ConversationLog
-from service.slack_blocks import ChannelSettings, SlackFilters, SlackSettings, SlackStore, user_hash
+from service.slack_blocks import ChannelSettings, SlackFilters, SlackStore, user_hash
 from service.slack_guard import bolt_problem, slack_request_problem
+from service.slack_settings import SlackSettings, load_slack_settings
 
 log = logging.getLogger(__name__)
 PATHS = ("/slack/events", "/slack/commands", "/slack/actions")
-
-
-def slack_settings(settings: Settings) -> SlackSettings:
-    """``settings.slack`` once Settings has the field; defaults (not configured) until then."""
-    return getattr(settings, "slack", None) or SlackSettings()
 
 
 def to_filters(filters: SlackFilters) -> Filters:
@@ -220,7 +216,7 @@ def mount_slack(app: FastAPI, settings: Settings, *, slack: SlackSettings | None
                 log_getter: Callable[[], ConversationLog] | None = None) -> SlackBot | None:
     """Serve the bot at /slack/events, /slack/commands and /slack/actions when a bot token and
     signing secret are set (else nothing is mounted). Engine and log come from ``app.state``."""
-    slack = slack or slack_settings(settings)
+    slack = slack or load_slack_settings()
     if not slack.http_ready:
         log.info("slack: not configured (RAG_SLACK__BOT_TOKEN, RAG_SLACK__SIGNING_SECRET); /slack/* off")
         return None
@@ -267,7 +263,7 @@ def run_socket_mode(settings: Settings, *, slack: SlackSettings | None = None,
                     stop: threading.Event | None = None) -> None:
     """Connect to Slack over a WebSocket (no public URL needed) and answer until ``stop`` is set
     or the process is interrupted. Builds the engine and opens the log itself."""
-    slack = slack or slack_settings(settings)
+    slack = slack or load_slack_settings()
     if not slack.socket_ready:
         raise RagError("set RAG_SLACK__BOT_TOKEN (xoxb-…) and RAG_SLACK__APP_TOKEN (xapp-…) for Socket Mode.")
     # Follows the index like the HTTP service: an ingest from another process (e.g. compose's

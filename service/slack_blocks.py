@@ -1,8 +1,8 @@
 """The Slack bot's parts that need no Slack SDK: its settings, Slack text to a plain question, an
 Answer as Block Kit, and its SQLite tables (handled events, answers given, 👍/👎 votes, and the
 export of 👎'd answers as draft eval cases). No SDK, web framework or engine imports here, so
-``rag.settings`` can import ``SlackSettings`` and ``rag feedback export`` stays light without
-import cycles. ``service/slack.py`` has the Bolt app."""
+``rag feedback export`` stays light. The settings are ``service/slack_settings.py``'s (re-exported
+here); ``service/slack.py`` has the Bolt app."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from html import unescape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.slack_settings import SLACK_API_URL, ChannelSettings, SlackFilters, SlackSettings  # noqa: F401
+from service.slack_settings import SLACK_API_URL, ChannelSettings, SlackFilters, SlackSettings  # noqa: F401
 
 if TYPE_CHECKING:
     from rag.types import Answer, Citation

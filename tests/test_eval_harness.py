@@ -265,10 +265,22 @@ def test_a_ledger_line_says_how_the_llm_read_and_the_table_names_it(tmp_path):
     assert offline["llm"] is None and "| metric (95% interval) | offline |" in ledger.table([offline])
 
 
-def test_the_readme_test_table_is_the_ledgers():
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    assert ledger.readme_with_table(readme, ledger.read()) == readme, \
-        "README.md's test table is not the ledger's: run python -m eval.ledger --write"
+def test_the_evaluation_pages_test_table_is_the_ledgers():
+    page = (PROJECT_ROOT / "docs" / "evaluation.md").read_text(encoding="utf-8")
+    assert ledger.BEGIN in page, "docs/evaluation.md lost its test-ledger markers"
+    assert ledger.page_with_table(page, ledger.read()) == page, \
+        "docs/evaluation.md's test table is not the ledger's: run python -m eval.ledger --write"
+
+
+def test_the_test_table_is_written_between_the_markers_and_nowhere_else():
+    page = f"# Evaluation\nbefore\n{ledger.BEGIN}\n| stale |\n{ledger.END}\nafter\n"
+    line = {"generator": "offline", "questions": 3, "date": "2026-12-01T00:00:00", "commit": "abcdef0123456",
+            "figures": {"accuracy": {"value": 0.5, "ci": [0.25, 0.75], "n": 3}}}
+    written = ledger.page_with_table(page, [line])
+    assert written.startswith("# Evaluation\nbefore\n") and written.endswith(f"{ledger.END}\nafter\n")
+    assert "| stale |" not in written and "| accuracy | 0.500 [0.25, 0.75] |" in written
+    with pytest.raises(SystemExit, match="docs/evaluation.md has no"):
+        ledger.page_with_table("# no markers\n", [line])
 
 
 def test_tune_never_names_the_test_split():

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from cli.main import cli
 from rag.errors import ConfigError
 from rag.settings import load_settings
+from service.slack_settings import load_slack_settings
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +37,37 @@ def test_a_misspelt_variable_is_an_error_that_names_it_and_the_closest_setting(m
 def test_a_misspelt_channel_setting_of_the_slack_bot_is_an_error(monkeypatch):
     monkeypatch.setenv("RAG_SLACK__CHANNELS", '{"C0123": {"requiremention": false}}')
     with pytest.raises(ConfigError, match="REQUIREMENTION is not a setting"):
+        load_slack_settings()
+
+
+def test_the_slack_bots_variables_are_the_services_to_read_and_a_misspelt_group_is_still_refused(monkeypatch):
+    monkeypatch.setenv("RAG_SLACK__BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("RAG_SLACK__DEFAULT_CHANNEL__ANSWER", "false")
+    assert not hasattr(load_settings(), "slack")
+    slack = load_slack_settings()
+    assert slack.bot_token.get_secret_value() == "xoxb-1" and slack.default_channel.answer is False
+    monkeypatch.setenv("RAG_SLAK__BOT_TOKEN", "xoxb-1")
+    with pytest.raises(ConfigError, match="RAG_SLAK__BOT_TOKEN is not a setting"):
         load_settings()
+    monkeypatch.setenv("RAG_SLACK__BOT_TOKN", "xoxb-1")
+    with pytest.raises(ConfigError, match="RAG_SLACK__BOT_TOKN is not a setting.*did you mean RAG_SLACK__BOT_TOKEN"):
+        load_slack_settings()
+
+
+def test_slack_variables_in_dot_env_reach_the_bot_and_nothing_else(tmp_path):
+    (tmp_path / ".env").write_text("RAG_SLACK__BOT_TOKEN=xoxb-2\nRAG_ANSWER__SECOND_RATIO=0.25\n")
+    assert load_settings().answer.second_ratio == 0.25
+    assert load_slack_settings().bot_token.get_secret_value() == "xoxb-2"
+    (tmp_path / ".env").write_text("RAG_SLACK__SEE_ALSOO=2\n")
+    load_settings()
+    with pytest.raises(ConfigError, match="RAG_SLACK__SEE_ALSOO is not a setting"):
+        load_slack_settings()
+
+
+def test_rag_serve_refuses_a_misspelt_slack_variable_in_one_line(tmp_path):
+    result = CliRunner().invoke(cli, ["serve"], env={"RAG_SLACK__MAX_SOURCE": "3", "RAG_DATA_DIR": str(tmp_path)})
+    assert result.exit_code == 2
+    assert result.output.strip().startswith("error: invalid settings: RAG_SLACK__MAX_SOURCE is not a setting")
 
 
 @pytest.mark.parametrize("variable, value, says", [

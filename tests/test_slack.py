@@ -17,7 +17,6 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 import service.slack as slack_module
 from rag.engine import build_engine
@@ -34,6 +33,7 @@ from service.slack_blocks import (
     answer_blocks,
     export_feedback,
 )
+from service.slack_settings import load_slack_settings
 from tests.fake_slack import BOT_USER, TEAM, FakeSlack, sign
 from tests.support import QUESTION, free_port
 
@@ -321,16 +321,12 @@ def test_the_bot_is_not_mounted_without_a_token_and_a_signing_secret(library):
 
 
 def test_settings_come_from_rag_slack_environment_variables(monkeypatch):
-    class Env(BaseSettings):
-        model_config = SettingsConfigDict(env_prefix="RAG_", env_nested_delimiter="__")
-        slack: SlackSettings = SlackSettings()
-
     monkeypatch.setenv("RAG_SLACK__BOT_TOKEN", TOKEN)
     monkeypatch.setenv("RAG_SLACK__SIGNING_SECRET", SECRET)
     monkeypatch.setenv("RAG_SLACK__CHANNELS",
                        '{"C1": {"require_mention": false, "filters": {"year": "2023-"}}}')
     monkeypatch.setenv("RAG_SLACK__DEFAULT_CHANNEL__ANSWER", "false")
-    conf = Env().slack
+    conf = load_slack_settings()
     assert conf.http_ready and TOKEN not in repr(conf) and SECRET not in str(conf)
     assert conf.for_channel("C1").filters.year == "2023-" and conf.for_channel("C2") is None
     assert conf.for_channel("D9", direct=True).require_mention is False

@@ -1,11 +1,22 @@
-"""The Slack bot's settings group: tokens, and how to answer in each channel."""
+"""The Slack bot's settings: tokens, and how to answer in each channel. A front end's settings,
+so they live with the front end: ``rag.settings.Settings`` knows nothing of them beyond passing
+over the ``RAG_SLACK__*`` variables (``Settings.front_end_groups``), and ``load_slack_settings``
+reads those variables here, as strictly (a misspelt one is an error that names it)."""
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr, field_validator
+from typing import Any
 
-from rag.errors import InputError
-from rag.settings_sources import Group
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from rag.errors import ConfigError, InputError
+from rag.settings_sources import Group, explain
 from rag.text.years import parse_years
 
 SLACK_API_URL = "https://slack.com/api/"
@@ -14,10 +25,11 @@ SLACK_API_URL = "https://slack.com/api/"
 class SlackFilters(Group):
     """A channel's default metadata filters (as ``rag ask --author/--year/--venue/--source``)."""
 
-    author: str | None = None
+    author: str | None = Field(None, description="only papers by this author (any word of the name; "
+                               "case, accents and initials ignored)")
     year: str | None = Field(None, description='"2023", "2023-2025", "2023-" or "-2021"')
-    venue: str | None = None
-    source: str | None = None
+    venue: str | None = Field(None, description="only papers whose venue contains this (any case)")
+    source: str | None = Field(None, description="only papers whose source file name starts with this")
 
     @field_validator("year")
     @classmethod
@@ -30,6 +42,9 @@ class SlackFilters(Group):
 
 
 class ChannelSettings(Group):
+    """How the bot answers in one channel: an entry of ``RAG_SLACK__CHANNELS`` (by channel id), or
+    ``RAG_SLACK__DEFAULT_CHANNEL`` for the channels not listed."""
+
     answer: bool = Field(True, description="answer questions in this channel at all")
     require_mention: bool = Field(True, description="False: answer every top-level message, and "
                                   "follow-ups in threads the bot answered (needs channels:history)")
@@ -70,3 +85,32 @@ class SlackSettings(Group):
         if direct:
             return conf.model_copy(update={"require_mention": False}) if self.direct_messages else None
         return conf if conf.answer else None
+
+
+class SlackEnv(BaseSettings):
+    """``RAG_SLACK__*`` from the environment and .env, with the same prefix, nesting and .env
+    file as ``Settings``; every other ``RAG_`` variable is Settings' to check."""
+
+    model_config = SettingsConfigDict(env_prefix="RAG_", env_nested_delimiter="__", env_file=".env",
+                                      extra="forbid")
+
+    slack: SlackSettings = SlackSettings()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any,
+                                   env_settings: Any, dotenv_settings: Any,
+                                   file_secret_settings: Any) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, env_settings, _SlackDotEnv(settings_cls), file_secret_settings
+
+
+class _SlackDotEnv(DotEnvSettingsSource):
+    def __call__(self) -> dict[str, Any]:
+        return {key: value for key, value in super().__call__().items() if key == "slack"}
+
+
+def load_slack_settings() -> SlackSettings:
+    """The Slack settings from the environment and .env, every problem named by its variable."""
+    try:
+        return SlackEnv().slack
+    except ValidationError as exc:
+        raise ConfigError(explain(exc, SlackEnv)) from None
