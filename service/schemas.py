@@ -5,9 +5,13 @@ has a length cap and must be text: a lone surrogate (``"\ud800"``) is a 422, not
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator
+
+from rag.types import Answer
 
 QUESTION_CAP = 32_000  # any text field; the question's own cap is RAG_ANSWER__MAX_QUESTION_CHARS
 # A question must hold something visible: control and invisible characters are read as spaces.
@@ -53,34 +57,26 @@ class AskRequest(Strict):
     k: PaperCount | None = Field(None, description="papers to read")
 
 
-class CitationOut(BaseModel):
-    key: int
-    paper_id: str
-    label: str = Field(..., description='"Title (Doe et al., 2021)"; without a title, the method '
-                       'name the abstract introduces, the first author and the paper id')
-    passage: str
-    authors: list[str]
-    venue: str | None
-    year: int | None
-    title: str | None = Field(None, description="the paper's title, when its record has one; "
-                              "the label starts with it")
-    link: str | None = Field(None, description="https address of the paper (its DOI, arXiv page "
-                             "or URL), when known: front ends link the title to it")
+def from_domain(cls: type, name: str, **extra: Any) -> type[BaseModel]:
+    """A response model generated from a domain dataclass, field for field (with ``extra``
+    fields added): the engine's type is the one reply shape, never copied by hand."""
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], Field(default_factory=f.default_factory))
+        else:
+            fields[f.name] = (hints[f.name], ...)
+    model = create_model(name, __doc__=cls.__doc__, **fields, **extra)
+    return typing.cast(type[BaseModel], model)
 
 
-class AnswerOut(BaseModel):
-    question: str
-    text: str
-    citations: list[CitationOut]
-    abstained: bool
-    retrieved: list[dict[str, Any]]
-    generator: str
-    timings: dict[str, float]
-    standalone_question: str | None
-    sentences: list[dict[str, Any]]
-    removed_keys: int
-    removed_sentences: int
-    conversation_id: str
+# The JSON answer: rag.types.Answer, every field (route, abstain_reason, see_also, fallback_reason
+# included), and the conversation it belongs to.
+AnswerOut = from_domain(Answer, "AnswerOut", conversation_id=(str, Field(
+    ..., description="continue the conversation by sending this id with the next question")))
 
 
 def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
