@@ -21,7 +21,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support import free_port  # noqa: E402
+from rag.testing.live import free_port  # noqa: E402
 
 RAG = [str(Path(sys.executable).with_name("rag"))]
 QUESTION = "What does SupReMix use as hard negatives?"

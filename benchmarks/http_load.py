@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from eval.dataset import load  # noqa: E402
 from eval.metrics import percentile  # noqa: E402
 from rag.engine import answer, build_engine  # noqa: E402
-from tests.support import free_port  # noqa: E402
+from rag.testing.live import free_port  # noqa: E402
 
 LEVELS = (1, 4, 16)
 

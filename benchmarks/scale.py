@@ -197,7 +197,7 @@ def main() -> None:
     for mode in args.modes.split(","):
         if mode == "server":
             sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-            from tests.chroma_server import chroma_server
+            from rag.testing.chroma_server import chroma_server
 
             with tempfile.TemporaryDirectory() as tmp, chroma_server(Path(tmp)) as port:
                 rows += run_mode(mode, sizes, pool, port)

@@ -8,7 +8,7 @@ Traffic, open loop at --rate requests/s (at most 32 in flight): /api/ask (JSON),
 /api/ask streamed (SSE), /v1/chat/completions streamed, and one request in ten a bad one
 (lone surrogate, bytes that are not UTF-8, broken JSON, a chunked 200 kB upload, an unknown
 route, a wrong method, n=3, an oversized conversation id), all on keep-alive connections. The
-LLM is an obedient fake endpoint on loopback (tests/fake_openai.py). The index (a copy of
+LLM is an obedient fake endpoint on loopback (rag/testing/fake_openai.py). The index (a copy of
 --data-dir, or a fresh build) lives on a small tmpfs the soak mounts, so the disk can really
 fill. After --warmup seconds, for --seconds (benchmarks/soak_events.py, each from another
 process, as an operator would): `rag ingest` of 40 new papers; `rag ingest --rebuild` raced by a
@@ -48,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from eval.dataset import load  # noqa: E402
 from eval.metrics import percentile  # noqa: E402
 from rag.settings import PROJECT_ROOT, Settings  # noqa: E402
-from tests.fake_openai import FakeOpenAI, obedient_reply  # noqa: E402
-from tests.support import free_port  # noqa: E402
+from rag.testing.fake_openai import FakeOpenAI, obedient_reply  # noqa: E402
+from rag.testing.live import free_port  # noqa: E402
 
 GOOD = ["ask"] * 8 + ["search"] * 5 + ["stream"] * 3 + ["openai-stream"] * 2
 IN_FLIGHT = 32

@@ -207,7 +207,7 @@ def clean_build(files: list[Path], data_dir: Path) -> set[str]:
     embedder, so the tests' fast one is used)."""
     from rag.ingest.pipeline import ingest_files
     from rag.settings import Settings
-    from tests.fakes import FakeEmbedder
+    from rag.testing.fakes import FakeEmbedder
 
     ingest_files(Settings(data_dir=data_dir), files, embedder=FakeEmbedder())
     return ids_of(data_dir)[0]

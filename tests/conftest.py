@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from rag.settings import BUNDLED_CORPUS, Settings
-from tests.fakes import FakeEmbedder
-from tests.support import SUPREMIX_FILE, free_port
+from rag.testing.fakes import FakeEmbedder
+from rag.testing.live import free_port
+from tests.support import SUPREMIX_FILE
 
 SEED_FILES = sorted(BUNDLED_CORPUS.glob("0*.txt"))
 

@@ -5,13 +5,13 @@ invented corpus for tests that pin what retrieval and answering find."""
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 from rag.settings import BUNDLED_CORPUS
 
 SUPREMIX_FILE = BUNDLED_CORPUS / "000_571e57f18ef84a00.txt"  # holds 000-0001, SupReMix
 MLLM_DATA_FILE = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"  # one library per format
 QUESTION = "What does SupReMix use as hard negatives?"  # answered by 000-0001
 
 # Methods, people and facts no eval question asks about: Mirela Okonkwo wrote three papers,
@@ -43,18 +43,11 @@ def write_papers(path: Path, rows: list[dict] = INVENTED_PAPERS) -> Path:
     return path
 
 
-def free_port() -> int:
-    """A free TCP port on loopback, for servers the tests and benchmarks start."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def ingest_with_fake_embedder(settings, *paths: Path):  # type: ignore[no-untyped-def]
     """Ingest ``paths`` with the fake embedder; the report and the ids the catalogue then holds."""
     from rag.index.library import open_library
     from rag.ingest.pipeline import ingest
-    from tests.fakes import FakeEmbedder
+    from rag.testing.fakes import FakeEmbedder
 
     lib = open_library(settings, embedder=FakeEmbedder())
     try:
@@ -69,8 +62,8 @@ def pinned_service(settings):  # type: ignore[no-untyped-def]
 
     from rag.engine import build_engine
     from rag.index.library import open_library
+    from rag.testing.fakes import FakeEmbedder
     from service.app import create_app
-    from tests.fakes import FakeEmbedder
 
     library = open_library(settings, embedder=FakeEmbedder(), pinned=True)
     return TestClient(create_app(settings, engine=build_engine(settings, library=library)))

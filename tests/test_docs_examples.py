@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from rag.settings import PROJECT_ROOT, Settings
-from tests.live import running
+from rag.testing.live import running
 from tests.support import SUPREMIX_FILE, write_papers
 
 DOCS = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md"))]

@@ -14,7 +14,7 @@ ENTRY_POINTS = ("service", "eval", "cli")
 # rank of each part of rag/; a module may import from a lower rank or from its own part
 RANKS = {"types": 0, "errors": 0, "text": 1, "settings_sources": 1.5,
          "settings": 2, "index": 3, "ingest": 4, "retrieve": 4, "answer": 5, "llm": 6, "stages": 6.5, "engine": 7,
-         "live": 8, "integrations": 9}
+         "live": 8, "integrations": 9, "testing": 10}
 MAX_LINES = 300
 
 
