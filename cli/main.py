@@ -203,10 +203,12 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream:
 def chat(settings: Settings, **filters: str) -> None:
     """Ask several questions in a row; follow-ups ("and what about ...?") use earlier turns."""
     from rag.engine import answer, build_engine
+    from rag.retrieve.followups import turn_of
+    from rag.types import Turn
 
     chosen = make_filters(**filters)
     engine = build_engine(settings)
-    history: list[str] = []
+    history: list[Turn] = []
     try:
         while True:
             try:
@@ -221,7 +223,7 @@ def chat(settings: Settings, **filters: str) -> None:
                 click.echo(f"error: {exc}", err=True)
                 continue
             print_answer(result)
-            history.append(result.standalone_question or question)
+            history.append(turn_of(result))
     finally:
         engine.close()
 

@@ -27,6 +27,8 @@ from rag.llm.client import ChatModel, answer_deadline, build_chat_model
 from rag.llm.prompts import load_prompts
 from rag.llm.query import LLMReranker, LLMRewriter
 from rag.llm.structured import Numbered, StructuredReader
+from rag.retrieve.followups import short_name
+from rag.retrieve.followups import standalone as standalone_question
 from rag.retrieve.fusion import retrieve
 from rag.retrieve.keyword import TermStats
 from rag.retrieve.query import QueryRewriter, RuleRewriter, clean_question
@@ -34,7 +36,7 @@ from rag.retrieve.rerank import NoReranker, Reranker
 from rag.settings import Settings
 from rag.text.check import bad_text, tidy
 from rag.text.injection import is_instruction, scrub
-from rag.types import Answer, Draft, RetrievedPaper, Route, ScoredPaper, SentenceSupport
+from rag.types import Answer, Draft, RetrievedPaper, Route, ScoredPaper, SentenceSupport, Turn
 
 
 @dataclass(frozen=True)
@@ -154,15 +156,16 @@ def search(engine: Engine, query: str | CheckedQuestion, k: int | None = None, *
 
 
 def answer(engine: Engine, question: str | CheckedQuestion, *, k: int | None = None,
-           filters: Filters = Filters(), history: Sequence[str] = ()) -> Answer:
-    """Answer one question (with earlier questions of the conversation in ``history``)."""
+           filters: Filters = Filters(), history: Sequence[Turn | str] = ()) -> Answer:
+    """Answer one question (with the earlier turns of the conversation in ``history``: their
+    questions and the sources each answer showed, so "the second one" names a paper)."""
     *_, final = answer_stream(engine, question, k=k, filters=filters, history=history)
     assert isinstance(final, Answer)
     return final
 
 
 def answer_stream(engine: Engine, question: str | CheckedQuestion, *, k: int | None = None,
-                  filters: Filters = Filters(), history: Sequence[str] = ()) -> Iterator[str | Answer]:
+                  filters: Filters = Filters(), history: Sequence[Turn | str] = ()) -> Iterator[str | Answer]:
     """The checked answer text, sentence by sentence, then the Answer. Nothing unchecked is
     ever yielded: an LLM's raw reply is parsed, its keys mapped and each sentence's support
     checked before any of it reaches a client."""
@@ -170,7 +173,8 @@ def answer_stream(engine: Engine, question: str | CheckedQuestion, *, k: int | N
     asked = check_question(engine, question).text
     with answer_deadline(engine.settings.llm.timeout):  # one deadline for all the LLM calls
         turns = engine.settings.service.conversation_turns
-        standalone = engine.rewriter.rewrite(clean_question(asked), history[-turns:] if turns else ())
+        standalone = standalone_question(clean_question(asked), history[-turns:] if turns else (),
+                                         engine.rewriter, lambda pid: short_name(engine.library.catalog.get(pid)))
         intent = parse_intent(standalone)
         evidence, draft = find_papers(engine, standalone, intent=intent, k=k, filters=filters)
         retrieved_at = time.perf_counter()

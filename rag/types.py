@@ -163,6 +163,17 @@ class Draft:
 
 
 @dataclass(frozen=True)
+class Turn:
+    """One earlier turn of a conversation, as a follow-up reads it: the question (as it stood
+    alone), the paper ids of the numbered sources its answer showed, in order ([1] first), and
+    the paper the user opened last, if any."""
+
+    question: str
+    sources: tuple[str, ...] = ()
+    focus: str | None = None
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     text: str

@@ -50,6 +50,8 @@ class AskRequest(Strict):
     conversation_id: str | None = Field(None, description="continue a conversation (the id an "
                                         "answer returned)", pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
     stream: bool = Field(False, description="Server-Sent Events: delta*, citations, done")
+    focus_paper: str | None = Field(None, max_length=200, description="the paper the user opened "
+                                    "last (its id): a follow-up's \"it\" and \"that paper\" mean it")
     k: PaperCount | None = Field(None, description="papers to read")
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.slack_settings import SLACK_API_URL, ChannelSettings, SlackFilters, SlackSettings  # noqa: F401
+from service.rendering import to_mrkdwn
 
 if TYPE_CHECKING:
     from rag.types import Answer, Citation
@@ -118,7 +119,7 @@ def answer_blocks(answer: Answer, turn_key: str | None, *, max_sources: int = 5,
         if closest:
             blocks.append(_context(f"*{SEE_ALSO}:* " + " · ".join(closest), "see-also"))
     else:
-        blocks = [_section(escape(clip(answer.text, 2900)), "answer"), {"type": "divider"}]
+        blocks = [_section(to_mrkdwn(escape(clip(answer.text, 2900))), "answer"), {"type": "divider"}]
         blocks += [_context(source_line(c), f"source-{c.key}") for c in answer.citations[:max_sources]]
         if len(answer.citations) > max_sources:
             blocks.append(_context(f"and {len(answer.citations) - max_sources} more source(s)", "more"))
