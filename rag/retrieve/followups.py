@@ -70,19 +70,21 @@ def resolve(question: str, history: Sequence[Turn | str],
         return Resolution(question)
     for kind, pattern in PATTERNS:
         found: list[str] = []
-
-        def name(match: re.Match[str], kind: str = kind) -> str:
-            ids = _pick(kind, match, turn)
-            names = [n for pid in ids if (n := name_of(pid))]
-            if not names:
-                return match.group(0)
-            found.extend(pid for pid in ids if pid not in found)
-            return _said(kind, names)
-
-        text = pattern.sub(name, question)
+        text = pattern.sub(lambda m, kind=kind, found=found: _named(kind, m, turn, name_of, found), question)
         if found:
             return Resolution(_capitalised(text), tuple(found))
     return Resolution(question)
+
+
+def _named(kind: str, match: re.Match[str], turn: Turn, name_of: Callable[[str], str | None],
+           found: list[str]) -> str:
+    """The names that replace one pointing phrase (the phrase itself when none is known)."""
+    ids = _pick(kind, match, turn)
+    names = [n for pid in ids if (n := name_of(pid))]
+    if not names:
+        return match.group(0)
+    found.extend(pid for pid in ids if pid not in found)
+    return _said(kind, names)
 
 
 def _capitalised(text: str) -> str:

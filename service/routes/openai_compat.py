@@ -25,8 +25,8 @@ from rag.types import Answer, Turn
 from service.conversations import ConversationLog
 from service.deps import get_engine, get_log, guard
 from service.guards import ApiError
-from service.rendering import reference_list, sources_in
 from service.metrics import count_answer
+from service.rendering import reference_list, sources_in
 from service.schemas import SSE, ChatCompletionRequest, ChatMessage, problems
 from service.streams import until_disconnected
 
