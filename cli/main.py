@@ -146,22 +146,22 @@ def make_filters(author: str | None, years: str | None, venue: str | None,
     return Filters.parse(author=author, year=years, venue=venue, source=source)
 
 
-def print_answer(result) -> None:  # type: ignore[no-untyped-def]
+def print_answer(result, err: bool = False) -> None:  # type: ignore[no-untyped-def]
     if result.standalone_question:
         click.echo(f"(read as: {result.standalone_question})", err=True)
     if result.route is Route.FALLBACK:
         click.echo(f"note: answered offline ({result.fallback_reason})", err=True)
-    click.echo(result.text)
+    click.echo(result.text, err=err)
     if result.citations:
-        click.echo()
+        click.echo(err=err)
         for c in result.citations:
-            click.echo(f"[{c.key}] {c.label}" + (f"\n    {c.link}" if c.link else ""))
+            click.echo(f"[{c.key}] {c.label}" + (f"\n    {c.link}" if c.link else ""), err=err)
     else:
         if result.abstain_reason:
-            click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)")
+            click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)", err=err)
         closest = ", ".join(r.label for r in result.see_also)
         if closest:
-            click.echo(f"\nSee also (not claimed to answer): {closest}")
+            click.echo(f"\nSee also (not claimed to answer): {closest}", err=err)
 
 
 @cli.command()
@@ -169,12 +169,18 @@ def print_answer(result) -> None:  # type: ignore[no-untyped-def]
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
 @click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
 @click.option("--stream", is_flag=True, help="Print the checked answer sentence by sentence.")
+@click.option("--export", "export_as", type=click.Choice(["bib", "ris", "csl"]), default=None,
+              help="Print the cited papers as BibTeX, RIS or CSL-JSON on stdout (the answer goes "
+                   "to stderr): rag ask \"...\" --export bib > cited.bib")
 @filter_options
 @click.pass_obj
 def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream: bool,
-        **filters: str) -> None:
+        export_as: str | None, **filters: str) -> None:
     """Answer a question from the indexed abstracts, with citations."""
     from rag.engine import answer, answer_stream, build_engine
+
+    if export_as:
+        return export_cited(settings, question, export_as, k, make_filters(**filters))
 
     chosen = make_filters(**filters)
     engine = build_engine(settings)
@@ -195,6 +201,23 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream:
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     elif result is not None:
         print_answer(result)
+
+
+def export_cited(settings: Settings, question: str, fmt: str, k: int | None, filters) -> None:  # type: ignore[no-untyped-def]
+    """The answer on stderr, what it cited on stdout in ``fmt``."""
+    from rag.answer.export import export
+    from rag.engine import answer, build_engine
+
+    engine = build_engine(settings)
+    try:
+        result = answer(engine, question, k=k, filters=filters)
+        papers = [p for c in result.citations if (p := engine.library.catalog.get(c.paper_id))]
+    finally:
+        engine.close()
+    print_answer(result, err=True)
+    if not papers:
+        raise click.ClickException("the answer cited no paper, so there is nothing to export.")
+    click.echo(export(papers, fmt), nl=False)
 
 
 @cli.command()

@@ -18,6 +18,7 @@ from rag.answer.intent import Intent, parse_intent
 from rag.answer.listings import author_answer, listing_answer
 from rag.answer.offline import ABSTAIN_TEXT, OfflineAnswerer
 from rag.answer.support import AlignedSupportScorer, SupportScorer
+from rag.answer.table import evidence_table
 from rag.errors import IndexNotFoundError, InputError, LLMError
 from rag.index.embedding import CachedEmbedder
 from rag.index.filters import Filters
@@ -186,7 +187,7 @@ def answer_stream(engine: Engine, question: str | CheckedQuestion, *, k: int | N
     generated_at = time.perf_counter()
     if not result.abstained:
         yield from _pieces(result.text)
-    yield replace(result, timings={
+    yield replace(result, table=evidence_table(result, listing=intent.multi_paper), timings={
         "retrieval_ms": round((retrieved_at - started) * 1000, 1),
         "generation_ms": round((generated_at - retrieved_at) * 1000, 1),
         "total_ms": round((time.perf_counter() - started) * 1000, 1)})

@@ -163,6 +163,20 @@ class Draft:
 
 
 @dataclass(frozen=True)
+class EvidenceRow:
+    """One paper in the evidence table of a list or comparison answer (rag.answer.table)."""
+
+    key: int
+    paper_id: str
+    paper: str  # the citation's label
+    link: str | None
+    finding: str  # the figure ("63%"), else the finding in a sentence
+    measures: str  # what the figure measures ("reduces sonar archive storage"), "" if unknown
+    on: str  # on what ("four survey fleets"), "" if the sentence does not say
+    passage: str  # the cited passage
+
+
+@dataclass(frozen=True)
 class Turn:
     """One earlier turn of a conversation, as a follow-up reads it: the question (as it stood
     alone), the paper ids of the numbered sources its answer showed, in order ([1] first), and
@@ -190,6 +204,7 @@ class Answer:
     fallback_reason: str | None = None  # why the LLM's answer was not used
     abstain_reason: str | None = None  # why the abstracts do not answer, when abstained
     see_also: tuple[RetrievedPaper, ...] = ()  # the nearest papers, when abstained
+    table: tuple[EvidenceRow, ...] = ()  # list and comparison answers: one row per cited paper
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -21,7 +21,7 @@ from rag.settings import Settings, load_settings
 from service.conversations import ConversationLog
 from service.guards import BodyLimit, KeyRequired, RateLimiter
 from service.problems import Observe, install
-from service.routes import ask, health, openai_compat, papers
+from service.routes import ask, export, health, openai_compat, papers
 from service.slack import mount_slack
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(KeyRequired, settings=settings.service)
     app.add_middleware(Observe)
 
-    for router in (ask.router, openai_compat.router, papers.router, health.router):
+    for router in (ask.router, openai_compat.router, papers.router, export.router, health.router):
         app.include_router(router)
     mount_slack(app, settings)  # /slack/* when RAG_SLACK__BOT_TOKEN and RAG_SLACK__SIGNING_SECRET are set
 

@@ -70,6 +70,17 @@ class CitationOut(BaseModel):
                              "or URL), when known: front ends link the title to it")
 
 
+class EvidenceRowOut(BaseModel):
+    key: int = Field(..., description="the citation key [n] of the row's paper")
+    paper_id: str
+    paper: str = Field(..., description="the citation's label")
+    link: str | None
+    finding: str = Field(..., description='the figure ("63%"), else the finding as a sentence')
+    measures: str = Field(..., description="what the figure measures; empty when not said")
+    on: str = Field(..., description="on what (dataset, benchmark, setting); empty when not said")
+    passage: str
+
+
 class AnswerOut(BaseModel):
     question: str
     text: str
@@ -82,6 +93,8 @@ class AnswerOut(BaseModel):
     sentences: list[dict[str, Any]]
     removed_keys: int
     removed_sentences: int
+    table: list[EvidenceRowOut] = Field(default_factory=list, description="list and comparison "
+                                        "answers: one row per cited paper, else empty")
     conversation_id: str
 
 

@@ -202,3 +202,12 @@ def test_a_slack_thread_resolves_the_second_one(engine, tmp_path: Path):
     answer_text = json.dumps([b for b in second if b.get("block_id") == "answer"])
     assert NAMES[second_id] in answer_text
     assert second_id in json.dumps([b for b in second if b.get("block_id") == "source-1"])
+
+
+def test_the_json_answer_of_a_list_question_carries_the_evidence_table(client):
+    body = client.post("/api/ask", json={"question": FOLLOWUP_LIST_QUESTION}).json()
+    rows = body["table"]
+    assert [r["paper_id"] for r in rows] == [c["paper_id"] for c in body["citations"]]
+    figures = {r["paper_id"]: r["finding"] for r in rows}
+    assert figures == {"arc-1": "41%", "arc-2": "63%", "arc-3": "28%"}
+    assert all(r["measures"] == "reduces sonar archive storage" for r in rows)

@@ -24,6 +24,7 @@
   let busy = false;
   let controller = null;
   let lastOpener = null;
+  let focusPaper = null; // the source the user opened last: a follow-up's "it"
   const papers = new Map(); // paper id -> Promise of the paper JSON
 
   // ---- small DOM helpers -------------------------------------------------------------------
@@ -73,21 +74,30 @@
 
   // ---- rendering answers -------------------------------------------------------------------
 
-  // Text with [n] keys: each known key becomes a button; everything else stays plain text.
+  // The answer's Markdown (lists, **bold**) with each known [n] key as a button (render.js).
   function renderAnswerText(container, text, citations) {
     const byKey = new Map(citations.map((c) => [String(c.key), c]));
-    container.replaceChildren();
-    const pattern = /\[(\d+)\]/g;
-    let last = 0;
-    let match;
-    while ((match = pattern.exec(text)) !== null) {
-      const citation = byKey.get(match[1]);
-      if (!citation) continue;
-      if (match.index > last) container.append(text.slice(last, match.index));
-      container.append(citeButton(citation));
-      last = match.index + match[0].length;
-    }
-    if (last < text.length) container.append(text.slice(last));
+    window.RagRender.markdown(container, text, (key) => (byKey.has(key) ? citeButton(byKey.get(key)) : null));
+  }
+
+  function renderTable(answer) {
+    const byKey = new Map((answer.citations || []).map((c) => [c.key, c]));
+    return window.RagRender.evidenceTable(answer.table, (row) => {
+      const c = byKey.get(row.key);
+      return el("span", {}, c ? citeButton(c) : `[${row.key}]`, " ", c ? labelNode(c) : row.paper);
+    });
+  }
+
+  const FORMATS = [["bib", "BibTeX"], ["ris", "RIS"], ["csl", "CSL-JSON"]];
+
+  function renderExport(citations) {
+    const ids = citations.map((c) => c.paper_id).join(",");
+    const links = FORMATS.map(([format, name]) => el("a", {
+      className: "export-link", href: `/api/export?format=${format}&ids=${encodeURIComponent(ids)}`,
+      download: `cited.${format === "csl" ? "json" : format}`, dataset: { format },
+    }, name));
+    return el("p", { className: "export" }, "Export what this answer cited: ",
+      ...links.flatMap((a, i) => (i ? [" · ", a] : [a])));
   }
 
   function citeButton(citation) {
@@ -176,7 +186,8 @@
       if (seeAlso) box.append(seeAlso);
     } else {
       renderAnswerText(turn.text, answer.text || "", citations);
-      if (citations.length) box.append(renderSources(citations));
+      if (answer.table && answer.table.length) box.append(renderTable(answer));
+      if (citations.length) box.append(renderSources(citations), renderExport(citations));
     }
     box.append(renderMeta(answer));
     box.dataset.state = "done";
@@ -264,13 +275,16 @@
     const filters = { author: author.value.trim() || null, year: year.value.trim() || null };
     const turn = newTurn(text, filters);
     setBusy(true);
+    const opened = focusPaper;
+    focusPaper = null;
     controller = new AbortController();
     let finished = false;
     try {
       const response = await fetch("/api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-        body: JSON.stringify({ question: text, filters, conversation_id: conversationId, stream: true }),
+        body: JSON.stringify({ question: text, filters, conversation_id: conversationId, stream: true,
+          focus_paper: conversationId ? opened : null }),
         signal: controller.signal,
       });
       if (!response.ok) {
@@ -366,6 +380,7 @@
     if (opener) opener.classList.add("active");
 
     panel.dataset.paperId = paperId;
+    if (citation) focusPaper = paperId;
     panelKind.textContent = citation ? `Source [${citation.key}]` : "Related paper (not cited)";
     panelTitle.replaceChildren(citation ? labelNode(citation) : label);
     const details = detailsList(citation
@@ -451,6 +466,7 @@
   $("#new-conversation").addEventListener("click", () => {
     if (controller) controller.abort();
     conversationId = null;
+    focusPaper = null;
     turns = 0;
     updateStatus();
     conversation.querySelectorAll(".turn").forEach((t) => t.remove());
