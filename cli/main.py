@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from cli.mcp import mcp
 from eval.cli import eval_group
 from rag.errors import ConfigError, InputError, RagError
 from rag.settings import Settings, load_settings
@@ -317,6 +318,7 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
 
 
 cli.add_command(eval_group)  # rag eval [compare|report|judge-agreement]: eval/cli.py
+cli.add_command(mcp)  # rag mcp: cli/mcp.py
 
 
 @eval_group.command("from-log")
