@@ -289,7 +289,7 @@
       });
       if (!response.ok) {
         failAnswer(turn, await readProblem(response));
-        return;
+        return false;
       }
       const type = response.headers.get("Content-Type") || "";
       const onAnswer = (answer) => {
@@ -436,16 +436,41 @@
 
   // ---- wiring ------------------------------------------------------------------------------
 
+  // The question's length against the service's cap (from /openapi.json, as configured): the
+  // box stops at the cap and says so, instead of sending a question the server must refuse.
+  const counter = $("#question-count");
+  let limit = null;
+  function updateCount(note) {
+    const n = question.value.length;
+    counter.classList.toggle("over", Boolean(limit && n >= limit));
+    if (note) counter.textContent = note;
+    else if (limit && n >= limit * 0.8) counter.textContent = `${n} / ${limit} characters`;
+    else counter.textContent = "";
+  }
+  fetch("/openapi.json").then((r) => (r.ok ? r.json() : null)).then((schema) => {
+    const max = schema && schema.components.schemas.AskRequest.properties.question.maxLength;
+    if (Number.isInteger(max) && max > 0) {
+      limit = max;
+      question.maxLength = max;
+      updateCount();
+    }
+  }).catch(() => { /* the server still checks the length */ });
+  question.addEventListener("input", () => updateCount());
+
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = question.value.trim();
     if (!text) {
+      updateCount("Type a question first.");
       question.focus();
       return;
     }
     if (busy) return;
     question.value = "";
-    ask(text);
+    updateCount();
+    ask(text).then((kept) => {
+      if (kept === false && !question.value) question.value = text; // a refused question is not lost
+    });
   });
 
   question.addEventListener("keydown", (event) => {
