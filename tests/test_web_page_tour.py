@@ -118,18 +118,27 @@ def test_the_second_one_is_the_second_source_and_it_is_the_opened_source(page, b
     expect(second.locator(".read-as")).to_contain_text(f"How does {NAMES[sources[1]]} work?")
     assert second.locator(".source-open").first.get_attribute("data-paper-id") == sources[1]
     expect(page.locator("#conversation-status")).to_contain_text("2 questions")
+    if os.environ.get("UX_SCREENS"):
+        _screens(page, os.environ["UX_SCREENS"])
+        page.set_viewport_size({"width": 1280, "height": 860})
 
     first.locator('.source-open[data-key="3"]').click()  # the user opens the third source
     expect(page.locator("#source-panel")).to_be_visible()
     page.click("#close-panel")
     third = ask(page, "What does it reduce, and by how much?", 2)
     expect(third.locator(".read-as")).to_contain_text(NAMES[sources[2]])
-    screens = os.environ.get("UX_SCREENS")
-    if screens:
-        Path(screens).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=f"{screens}/page-desktop.png", full_page=True)
-        page.set_viewport_size({"width": 390, "height": 844})
-        page.screenshot(path=f"{screens}/page-390px.png", full_page=True)
+
+
+def _screens(page, folder: str) -> None:  # type: ignore[no-untyped-def]
+    """The list answer's table and the follow-up in view, at desktop width and at 390 px."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for name, size in (("page-desktop", {"width": 1280, "height": 1500}),
+                       ("page-390px", {"width": 390, "height": 2400})):
+        page.set_viewport_size(size)
+        page.locator(".answer").nth(0).locator(".answer-text").scroll_into_view_if_needed()
+        page.evaluate("document.querySelector('#conversation').scrollTop = "
+                      "document.querySelector('.answer').offsetTop - 120")
+        page.screenshot(path=f"{folder}/{name}.png")
 
 
 def test_the_question_box_keeps_to_the_cap_and_says_when_it_is_empty(page, base_url):  # noqa: F811

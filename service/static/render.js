@@ -87,8 +87,10 @@ window.RagRender = (function () {
       tbody.replaceChildren(...order.map((r) => {
         const tr = node("tr", null);
         tr.dataset.paperId = r.paper_id;
-        for (const [key] of COLUMNS) {
-          tr.append(node("td", `col-${key}`, key === "paper" ? paperCell(r) : cellText(r, key)));
+        for (const [key, label] of COLUMNS) {
+          const td = node("td", `col-${key}`, key === "paper" ? paperCell(r) : cellText(r, key));
+          td.dataset.label = label; // a narrow screen shows each row as a card with labels
+          tr.append(td);
         }
         return tr;
       }));
