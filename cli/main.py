@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ import click
 from cli.mcp import mcp
 from eval.cli import eval_group
 from rag.errors import ConfigError, InputError, RagError
+from rag.index.collections import DEMO, in_collection, name_of
 from rag.settings import Settings, load_settings
 from rag.types import Route
 
@@ -55,14 +57,17 @@ def stop_on_first_interrupt() -> Iterator[Callable[[], bool]]:
 
 @click.group(cls=_Group)
 @click.option("-v", "--verbose", is_flag=True, help="Log what happens.")
+@click.option("--collection", default=None, metavar="NAME",
+              help="The collection to use: demo (the bundled corpus) or one you made with "
+                   "`rag ingest FILES --collection NAME` (same as RAG_COLLECTION=NAME).")
 @click.pass_context
-def cli(ctx: click.Context, verbose: bool) -> None:
+def cli(ctx: click.Context, verbose: bool, collection: str | None) -> None:
     """Ask questions about a collection of paper abstracts; every claim is cited."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     # bibtexparser logs each broken entry; ingest reports it already, as file:line and reason
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
-    ctx.obj = load_settings()
+    ctx.obj = in_collection(load_settings(), collection)
 
 
 @cli.command()
@@ -74,10 +79,14 @@ def cli(ctx: click.Context, verbose: bool) -> None:
               help="With --rebuild: remove the papers of files not given (otherwise it refuses).")
 @click.option("--wait", type=click.FloatRange(0, 86_400), default=0, show_default=True,
               help="Seconds to wait for another ingest of this index to finish, then refuse.")
+@click.option("--collection", default=None, metavar="NAME",
+              help="Index into this collection (your library apart from the demo), e.g. "
+                   "--collection mine; then `rag --collection mine ask ...` or RAG_COLLECTION=mine.")
 @click.pass_obj
 def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merges: bool, yes: bool,
-           wait: float) -> None:
+           wait: float, collection: str | None) -> None:
     """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
+    settings = in_collection(settings, collection) if collection else settings
     from rag.ingest.pipeline import ingest_files
     from rag.ingest.progress import ingest_progress
     from rag.ingest.rebuild import rebuild as run_rebuild
@@ -90,6 +99,20 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merg
         else:
             report = ingest_files(settings, sources, progress, should_stop=stop_requested, wait=wait)
     print_ingest_report(report, rebuild, show_merges)
+    click.echo(collection_hint(settings, bool(paths)), err=True)
+
+
+def collection_hint(settings: Settings, own_files: bool) -> str:
+    """Where the papers went, and how to keep a library of one's own apart from the demo."""
+    name = name_of(settings)
+    if name != DEMO:
+        return (f"collection {name!r} ({settings.data_dir}). Ask it with: rag --collection {name} "
+                f"ask \"...\" (or RAG_COLLECTION={name}); the page and API take ?collection={name}.")
+    if own_files:
+        return ("note: these papers went into the demo collection, beside the bundled ones. To keep "
+                "your library apart: rag ingest FILES --collection mine (then rag --collection mine ask).")
+    return ("the demo collection is ready. Your own library (BibTeX, RIS, CSL-JSON, CSV, JSONL): "
+            "rag ingest my.bib --collection mine, then rag --collection mine ask \"...\".")
 
 
 def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> None:  # type: ignore[no-untyped-def]
@@ -312,6 +335,7 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
     from service.slow_clients import server_options
 
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
+    os.environ["RAG_COLLECTION"] = settings.collection  # the app factory serves the same collection
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", **uvicorn_options(settings), **server_options())  # type: ignore[arg-type]

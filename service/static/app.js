@@ -24,6 +24,8 @@
   let busy = false;
   let controller = null;
   let lastOpener = null;
+  let collection = null; // null: the service's own; else a name from /api/collections
+  const inCollection = (url) => (collection ? `${url}${url.includes("?") ? "&" : "?"}collection=${encodeURIComponent(collection)}` : url);
   let focusPaper = null; // the source the user opened last: a follow-up's "it"
   const papers = new Map(); // paper id -> Promise of the paper JSON
 
@@ -93,7 +95,7 @@
   function renderExport(citations) {
     const ids = citations.map((c) => c.paper_id).join(",");
     const links = FORMATS.map(([format, name]) => el("a", {
-      className: "export-link", href: `/api/export?format=${format}&ids=${encodeURIComponent(ids)}`,
+      className: "export-link", href: inCollection(`/api/export?format=${format}&ids=${encodeURIComponent(ids)}`),
       download: `cited.${format === "csl" ? "json" : format}`, dataset: { format },
     }, name));
     return el("p", { className: "export" }, "Export what this answer cited: ",
@@ -280,7 +282,7 @@
     controller = new AbortController();
     let finished = false;
     try {
-      const response = await fetch("/api/ask", {
+      const response = await fetch(inCollection("/api/ask"), {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
         body: JSON.stringify({ question: text, filters, conversation_id: conversationId, stream: true,
@@ -338,7 +340,7 @@
 
   function fetchPaper(id) {
     if (!papers.has(id)) {
-      const request = fetch(`/api/papers/${encodeURIComponent(id)}`, { headers: { Accept: "application/json" } })
+      const request = fetch(inCollection(`/api/papers/${encodeURIComponent(id)}`), { headers: { Accept: "application/json" } })
         .then(async (response) => {
           if (!response.ok) throw await readProblem(response);
           return response.json();
@@ -487,6 +489,21 @@
       }
     });
   }
+
+  // The collection picker: shown when there is more than one collection with papers.
+  const picker = $("#collection");
+  fetch("/api/collections").then((r) => (r.ok ? r.json() : [])).then((found) => {
+    const usable = found.filter((c) => c.papers > 0);
+    if (usable.length < 2) return;
+    picker.replaceChildren(...usable.map((c) => el("option", { value: c.name, selected: c.default },
+      `${c.name} (${c.papers} papers)`)));
+    $("#collection-field").hidden = false;
+  }).catch(() => { /* one collection: no picker */ });
+  picker.addEventListener("change", () => {
+    collection = picker.value;
+    papers.clear();
+    $("#new-conversation").click();
+  });
 
   $("#new-conversation").addEventListener("click", () => {
     if (controller) controller.abort();
