@@ -67,7 +67,7 @@ def base_url(tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     sock.close()
 
 
-def ask(page, text: str, index: int):  # type: ignore[no-untyped-def]
+def ask(page, text: str, index: int):  # type: ignore[no-untyped-def]  # noqa: F811
     from playwright.sync_api import expect
 
     page.fill("#question", text)
@@ -129,7 +129,7 @@ def test_the_second_one_is_the_second_source_and_it_is_the_opened_source(page, b
     expect(third.locator(".read-as")).to_contain_text(NAMES[sources[2]])
 
 
-def _screens(page, folder: str) -> None:  # type: ignore[no-untyped-def]
+def _screens(page, folder: str) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     """The list answer's table and the follow-up in view, at desktop width and at 390 px."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     for name, size in (("page-desktop", {"width": 1280, "height": 1500}),
