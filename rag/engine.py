@@ -28,6 +28,7 @@ from rag.llm.client import ChatModel, answer_deadline, build_chat_model
 from rag.llm.prompts import load_prompts
 from rag.llm.query import LLMReranker, LLMRewriter
 from rag.llm.structured import Numbered, StructuredReader
+from rag.retrieve.facets import check_filters
 from rag.retrieve.followups import short_name
 from rag.retrieve.followups import standalone as standalone_question
 from rag.retrieve.fusion import retrieve
@@ -135,6 +136,7 @@ def find_papers(engine: Engine, question: str, *, intent: Intent | None = None, 
     """The evidence for a (stand-alone) question, routed by its intent: "papers by X" and pure
     venue/year listings are answered from the catalogue (the draft answer comes back too)."""
     intent = intent or parse_intent(question)
+    check_filters(engine.library.catalog, filters)  # filters that leave no paper are said, not answered
     if mode == "hybrid" and intent.author:
         evidence, draft = author_answer(engine.library, intent, filters)
         if evidence:

@@ -10,12 +10,13 @@ import threading
 from fastapi import APIRouter, Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-from rag.engine import Engine, build_engine
+from rag.engine import Engine, build_engine, require_index
 from rag.index.collections import in_collection, list_collections, name_of
 from rag.index.library import open_library
 from rag.live import LiveEngine
+from rag.retrieve.facets import facets
 from rag.settings import Settings
-from service.deps import guard
+from service.deps import get_engine, guard
 from service.guards import ApiError
 from service.schemas import problems
 
@@ -65,3 +66,10 @@ async def collections(request: Request, caller: str = Depends(guard)) -> list[di
     found = await run_in_threadpool(list_collections, chosen.settings)
     return [{"name": c.name, "papers": c.papers, "default": c.name == chosen.default} for c in found]
 
+
+
+@router.get("/api/facets", summary="What there is to filter on: years, venues and authors, with counts",
+            responses=problems(401, 422, 429, 503))
+async def catalogue_facets(engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> dict:
+    require_index(engine)
+    return await run_in_threadpool(facets, engine.library.catalog)

@@ -153,3 +153,21 @@ def test_the_question_box_keeps_to_the_cap_and_says_when_it_is_empty(page, base_
     page.fill("#question", "why " * 1250)  # 5,000 characters, as pasted
     assert len(page.input_value("#question")) == limit
     expect(page.locator("#question-count")).to_have_text(f"{limit} / {limit} characters")
+
+
+def test_filters_that_leave_nothing_are_said_and_the_facets_fill_the_filter(page, base_url):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(base_url + "/")
+    facets = page.locator("#facets")
+    expect(facets).to_be_visible()
+    facets.locator("summary").click()
+    expect(facets.locator('.facet[data-value="2024"]')).to_have_text("2024 (1)")
+    page.fill("#year", "1990")
+    failed = ask(page, FOLLOWUP_LIST_QUESTION, 0)
+    expect(failed).to_have_class(re.compile(r"\berror\b"))
+    expect(failed).to_contain_text("year 1990 keeps 0")
+    facets.locator('.facet[data-value="2024"]').click()
+    expect(page.locator("#year")).to_have_value("2024")
+    answered = ask(page, FOLLOWUP_LIST_QUESTION, 1)
+    expect(answered.locator(".source-open")).to_have_count(1)

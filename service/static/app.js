@@ -499,9 +499,30 @@
       `${c.name} (${c.papers} papers)`)));
     $("#collection-field").hidden = false;
   }).catch(() => { /* one collection: no picker */ });
+  // Facets: the years, venues and authors of the collection with their counts; a click fills
+  // the filter (venues are shown for what they are; the page filters on author and year).
+  function loadFacets() {
+    fetch(inCollection("/api/facets")).then((r) => (r.ok ? r.json() : null)).then((found) => {
+      const box = $("#facets");
+      if (!found) { box.hidden = true; return; }
+      const group = (title, items, input) => (items.length ? el("div", { className: "facet-group" },
+        el("h4", {}, title), ...items.map((f) => el("button", {
+          type: "button", className: "facet", dataset: { value: String(f.value) }, disabled: !input,
+          onclick: input ? () => { input.value = String(f.value); input.focus(); } : null,
+        }, `${f.value} (${f.papers})`))) : null);
+      $("#facet-lists").replaceChildren(...[
+        el("p", { className: "muted" }, `${found.papers} papers`),
+        group("Years", found.years, year), group("Authors", found.authors, author),
+        group("Venues", found.venues, null)].filter(Boolean));
+      box.hidden = false;
+    }).catch(() => { /* no facets: the filters still work */ });
+  }
+  loadFacets();
+
   picker.addEventListener("change", () => {
     collection = picker.value;
     papers.clear();
+    loadFacets();
     $("#new-conversation").click();
   });
 
