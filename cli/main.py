@@ -145,6 +145,19 @@ def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> Non
                    "read in this run. Ingest those files too, or run `rag ingest --rebuild`.", err=True)
 
 
+def port_is_free(host: str, port: int) -> None:
+    """Refuse, with what to do, a port something else listens on."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise RagError(f"cannot listen on {host}:{port} ({exc.strerror or exc}). Stop what uses it, "
+                       f"or pick another port: rag serve --port {port + 1}") from None
+
+
 def filter_options(command):  # type: ignore[no-untyped-def]
     """--author, --year, --venue, --source on a command, passed on as one Filters."""
     options = [
@@ -336,6 +349,7 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
 
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
     os.environ["RAG_COLLECTION"] = settings.collection  # the app factory serves the same collection
+    port_is_free(host, port)  # before the URL is printed: a busy port is said, not announced
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", **uvicorn_options(settings), **server_options())  # type: ignore[arg-type]
