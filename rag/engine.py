@@ -281,7 +281,8 @@ def _finish(engine: Engine, asked: str, standalone: str, evidence: list[ScoredPa
     support = tuple(SentenceSupport(s.text, keys, round(score, 4), score >= threshold)
                     for s, keys, score in zip(kept.sentences, keys_of(kept, citations), kept_scores,
                                               strict=True) if not s.framing)
-    retrieved = tuple(RetrievedPaper(e.paper.id, e.paper.label, round(e.similarity, 4)) for e in evidence)
+    retrieved = tuple(RetrievedPaper(e.paper.id, e.paper.readable_label, round(e.similarity, 4))
+                      for e in evidence)
     reason = draft.reason or ("none of the answer's sentences was supported by the abstracts"
                               if draft.sentences and not citations else "") or None
     return Answer(

@@ -64,6 +64,17 @@ class Paper:
         head = ", ".join(parts)
         return f"{head} ({self.id})" if head else self.id
 
+    @property
+    def readable_label(self) -> str:
+        """The label, except that a record with nothing to name it by (no title, method or
+        author: the label would be a bare id) shows the opening words of its abstract, quoted:
+        '“Equipping large language models (LLMs) with latent-space…” (000-0011)'."""
+        if self.label != self.id or not self.abstract:
+            return self.label
+        words = self.abstract.split()
+        opening = " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+        return f"“{opening}” ({self.id})"
+
 
 @dataclass(frozen=True)
 class Chunk:

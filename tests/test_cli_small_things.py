@@ -19,3 +19,16 @@ def test_rag_serve_on_a_busy_port_says_so_before_announcing_a_url(tmp_path):
     assert result.exit_code != 0
     assert f"cannot listen on 127.0.0.1:{port}" in result.output and f"--port {port + 1}" in result.output
     assert "http://" not in result.output
+
+
+def test_see_also_names_an_unnamed_paper_by_the_opening_of_its_abstract(tmp_path):
+    """A record with no title, method or author used to be shown as a bare id ("004-0027")."""
+    from tests.support import write_papers
+
+    rows = [{"id": "bare-1", "abstract": "Ice cores from three alpine glaciers record dust storms over "
+             "four centuries of measurements."}]
+    env = {"RAG_DATA_DIR": str(tmp_path / "idx")}
+    assert CliRunner().invoke(cli, ["ingest", str(write_papers(tmp_path / "p.jsonl", rows))], env=env).exit_code == 0
+    result = CliRunner().invoke(cli, ["ask", "Who won the 2018 FIFA World Cup?"], env=env)
+    assert "See also (not claimed to answer): “Ice cores from three alpine glaciers record dust…” (bare-1)" \
+        in result.output
