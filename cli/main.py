@@ -123,7 +123,8 @@ def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> Non
         click.echo(f"resumed the stopped rebuild: {report.chunks_reused} chunks it had embedded "
                    "were reused.", err=True)
     for problem in report.problems:
-        click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
+        said = str(problem).removesuffix("; skipped").removesuffix("; file skipped")
+        click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {said}", err=True)
     for merged, kept in report.merges if show_merges else ():
         click.echo(f"merged {merged} into {kept}")
     rows = sum(p.line is not None for p in report.problems)

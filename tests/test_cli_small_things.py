@@ -32,3 +32,13 @@ def test_see_also_names_an_unnamed_paper_by_the_opening_of_its_abstract(tmp_path
     result = CliRunner().invoke(cli, ["ask", "Who won the 2018 FIFA World Cup?"], env=env)
     assert "See also (not claimed to answer): “Ice cores from three alpine glaciers record dust…” (bare-1)" \
         in result.output
+
+
+def test_a_skipped_row_is_reported_once(tmp_path):
+    papers = tmp_path / "p.jsonl"
+    papers.write_text('{"id": "a", "abstract": "We study lake ice with radar over three winters."}\n'
+                      '{"id": broken\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["ingest", str(papers)], env={"RAG_DATA_DIR": str(tmp_path / "idx")})
+    assert result.exit_code == 0
+    assert result.output.count("p.jsonl:2") == 1 and "skipped p.jsonl:2: not valid JSON" in result.output
+    assert "; skipped" not in result.output
