@@ -78,3 +78,34 @@ def test_the_demo_is_the_data_directory_itself_as_before(tmp_path):
     mine = in_collection(settings, "mine")
     assert mine.data_dir == tmp_path / "collections" / "mine"
     assert in_collection(mine, "demo").data_dir == tmp_path  # back from a collection to the demo
+
+
+def test_a_slack_channel_can_ask_its_own_collection(root, tmp_path):
+    import json
+    import time
+    import uuid
+
+    from service.slack import mount_slack
+    from service.slack_blocks import ChannelSettings, SlackSettings
+    from tests.fake_slack import BOT_USER, TEAM, FakeSlack, sign
+
+    secret = "collections-signing-secret"
+    with FakeSlack() as fake:
+        app = create_app(Settings(data_dir=root))
+        conf = SlackSettings(bot_token="xoxb-collections-0001", signing_secret=secret, api_url=fake.api_url,
+                             channels={"C0000077": ChannelSettings(collection="mine")})
+        assert mount_slack(app, Settings(data_dir=root), slack=conf) is not None
+        with TestClient(app) as client:
+            for n, channel in enumerate(("C0000077", "C0000001")):
+                event = {"type": "app_mention", "user": "U0000042", "channel": channel,
+                         "text": f"<@{BOT_USER}> {FOLLOWUP_LIST_QUESTION}", "ts": f"170000090{n}.000001"}
+                body = json.dumps({"token": "unused", "team_id": TEAM, "api_app_id": "A0001",
+                                   "type": "event_callback", "event_id": f"Ev{uuid.uuid4().hex[:10]}",
+                                   "event_time": int(time.time()), "event": event,
+                                   "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}]})
+                reply = client.post("/slack/events", content=body,
+                                    headers={"Content-Type": "application/json", **sign(secret, body)})
+                assert reply.status_code == 200
+                fake.wait_for_method("chat.update", n + 1)
+    answers = {u.body["channel"]: json.dumps(u.body["blocks"]) for u in fake.of("chat.update")}
+    assert "arc-2" in answers["C0000077"] and "arc-2" not in answers["C0000001"]
