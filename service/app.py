@@ -25,6 +25,7 @@ from service.conversations import ConversationLog
 from service.guards import BodyLimit, KeyRequired, RateLimiter
 from service.problems import Observe, install
 from service.routes import ask, export, health, openai_compat, papers
+from service.schemas import problems
 from service.slack import mount_slack
 
 log = logging.getLogger(__name__)
@@ -59,9 +60,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(KeyRequired, settings=settings.service)
     app.add_middleware(Observe)
 
-    for router in (ask.router, openai_compat.router, papers.router, export.router, collections.router,
-                   health.router):
-        app.include_router(router)
+    for router in (ask.router, openai_compat.router, papers.router, export.router, collections.router):
+        # ?collection=NAME (service.deps.get_engine) can name no collection, filters can match no
+        # paper: both are a 404 problem on every route that reads a collection
+        app.include_router(router, responses=problems(404))
+    app.include_router(health.router)
     mount_slack(app, settings)  # /slack/* when RAG_SLACK__BOT_TOKEN and RAG_SLACK__SIGNING_SECRET are set
 
     @app.get("/", include_in_schema=False)

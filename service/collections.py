@@ -43,7 +43,7 @@ class Collections:
     def _open(self, name: str) -> LiveEngine:
         known = {c.name for c in list_collections(self.settings) if c.papers}
         if name not in known:
-            raise ApiError(422, "unknown_collection", f"there is no collection {name!r}; these have "
+            raise ApiError(404, "collection_not_found", f"there is no collection {name!r}; these have "
                            f"papers: {', '.join(sorted(known)) or 'none'}. Make one with "
                            f"`rag ingest FILES --collection {name}`.")
         settings = in_collection(self.settings, name)
@@ -60,7 +60,7 @@ def collections_of(request: Request) -> Collections:
 
 
 @router.get("/api/collections", summary="The collections this service can answer from",
-            responses=problems(401, 429))
+            responses=problems(400, 401, 429, 500))
 async def collections(request: Request, caller: str = Depends(guard)) -> list[dict]:
     chosen = collections_of(request)
     found = await run_in_threadpool(list_collections, chosen.settings)
@@ -69,7 +69,7 @@ async def collections(request: Request, caller: str = Depends(guard)) -> list[di
 
 
 @router.get("/api/facets", summary="What there is to filter on: years, venues and authors, with counts",
-            responses=problems(401, 422, 429, 503))
+            responses=problems(400, 401, 404, 422, 429, 500, 503))
 async def catalogue_facets(engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> dict:
     require_index(engine)
     return await run_in_threadpool(facets, engine.library.catalog)

@@ -61,7 +61,7 @@ def test_the_api_picks_the_collection_per_request_and_lists_them(root):
         assert client.get("/api/papers/arc-2", params={"collection": "mine"}).status_code == 200
         assert client.get("/api/papers/arc-2").status_code == 404
         unknown = client.post("/api/ask", params={"collection": "theirs"}, json={"question": "x y z"})
-        assert unknown.status_code == 422 and unknown.json()["code"] == "unknown_collection"
+        assert unknown.status_code == 404 and unknown.json()["code"] == "collection_not_found"
         assert "rag ingest FILES --collection theirs" in unknown.json()["message"]
 
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from cli.main import cli
 from rag.engine import answer, build_engine, search
-from rag.errors import InputError
+from rag.errors import NoMatchError
 from rag.index.filters import Filters
 from rag.retrieve.facets import facets
 from service.app import create_app
@@ -33,12 +33,12 @@ def engine(library):  # type: ignore[no-untyped-def]
 
 def test_filters_that_leave_no_paper_say_what_each_filter_keeps(engine):
     both = Filters.parse(author="Ilse Marangoni", year="2024")  # her papers are from 2023 and 2025
-    with pytest.raises(InputError) as caught:
+    with pytest.raises(NoMatchError) as caught:
         answer(engine, QUESTION, filters=both)
     message = str(caught.value)
     assert "leave no paper of the 5 indexed" in message
     assert "author 'Ilse Marangoni' keeps 2" in message and "year 2024 keeps 1" in message
-    with pytest.raises(InputError, match="venue 'ACL' keeps 0"):
+    with pytest.raises(NoMatchError, match="venue 'ACL' keeps 0"):
         search(engine, QUESTION, filters=Filters.parse(venue="ACL"))
 
 
@@ -55,13 +55,14 @@ def test_the_facets_count_years_venues_and_authors(library):
     assert found["authors"][0] == {"value": "Ilse Marangoni", "papers": 2}
 
 
-def test_the_api_says_so_with_a_422_and_serves_the_facets(engine, tmp_path):
+def test_the_api_says_so_with_a_404_and_serves_the_facets(engine, tmp_path):
     settings = engine.settings.model_copy(update={"data_dir": tmp_path / "svc"})
     with TestClient(create_app(settings, engine=engine)) as client:
         reply = client.post("/api/ask", json={"question": QUESTION, "filters": {"venue": "ACL"}})
-        assert reply.status_code == 422 and "venue 'ACL' keeps 0" in reply.json()["message"]
+        assert reply.status_code == 404 and reply.json()["code"] == "no_matching_papers"
+        assert "venue 'ACL' keeps 0" in reply.json()["message"]
         searched = client.get("/api/search", params={"q": QUESTION, "year": "1990"})
-        assert searched.status_code == 422 and "year 1990 keeps 0" in searched.json()["message"]
+        assert searched.status_code == 404 and "year 1990 keeps 0" in searched.json()["message"]
         assert client.get("/api/facets").json()["venues"] == [{"value": "Harbour Data", "papers": 2}]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from rag.errors import InputError
+from rag.errors import NoMatchError
 from rag.index.catalog import Catalog
 from rag.index.filters import Filters
 
@@ -36,7 +36,7 @@ def check_filters(catalog: Catalog, filters: Filters) -> None:
     if not filters.active or catalog.count_matching(filters) > 0:
         return
     kept = [f"{said} keeps {catalog.count_matching(alone)}" for said, alone in _alone(filters)]
-    raise InputError(f"the filters leave no paper of the {catalog.count()} indexed: "
+    raise NoMatchError(f"the filters leave no paper of the {catalog.count()} indexed: "
                      f"{'; '.join(kept)}{' together: 0' if len(kept) > 1 else ''}. Loosen or drop "
                      "a filter (the facets show which years, venues and authors there are).")
 

@@ -30,9 +30,9 @@ def cited_papers(engine: Engine, ids: list[str]) -> list[Paper]:
 
 @router.get("/api/export", summary="The cited papers as BibTeX, RIS or CSL-JSON",
             responses={200: {"content": {m: {} for _, m, _ in FORMATS.values()}},
-                       **problems(401, 404, 422, 429)})
-async def export_papers(ids: str = Query(..., min_length=1, max_length=20_000,
-                                         description="paper ids, comma-separated", examples=["000-0001,004-0253"]),
+                       **problems(400, 401, 404, 422, 429, 500, 503)})
+async def export_papers(ids: str = Query(..., min_length=1, max_length=2_000,
+                                         description="paper ids, comma-separated", examples=["000-0001"]),
                         format: str = Query("bib", pattern="^(bib|ris|csl)$",  # noqa: A002
                                             description="bib (BibTeX), ris (RIS) or csl (CSL-JSON)"),
                         engine: Engine = Depends(get_engine), caller: str = Depends(guard)) -> Response:
@@ -41,5 +41,5 @@ async def export_papers(ids: str = Query(..., min_length=1, max_length=20_000,
         raise ApiError(422, "invalid_request", f"give 1 to {MAX_IDS} paper ids, comma-separated.")
     papers = await run_in_threadpool(cited_papers, engine, wanted)
     _, media_type, extension = FORMATS[format]
-    return Response(export(papers, format), media_type=f"{media_type}; charset=utf-8",
+    return Response(export(papers, format).encode("utf-8"), media_type=media_type,
                     headers={"Content-Disposition": f'attachment; filename="cited.{extension}"'})
