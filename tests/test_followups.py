@@ -211,3 +211,12 @@ def test_the_json_answer_of_a_list_question_carries_the_evidence_table(client):
     figures = {r["paper_id"]: r["finding"] for r in rows}
     assert figures == {"arc-1": "41%", "arc-2": "63%", "arc-3": "28%"}
     assert all(r["measures"] == "reduces sonar archive storage" for r in rows)
+
+
+def test_the_streamed_openai_answer_ends_with_its_sources_list(client):
+    reply = client.post("/v1/chat/completions", json={"model": "abstract-rag", "stream": True, "messages": [
+        {"role": "user", "content": FOLLOWUP_LIST_QUESTION}]})
+    frames = [json.loads(f.removeprefix("data: ")) for f in reply.text.strip().split("\n\n")[:-1]]
+    text = "".join(f["choices"][0]["delta"].get("content", "") for f in frames)
+    assert text.index("[3]") < text.index("**Sources**")
+    assert sources_in(text) == tuple(c["paper_id"] for c in frames[-1]["citations"])

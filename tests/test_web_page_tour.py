@@ -171,3 +171,16 @@ def test_filters_that_leave_nothing_are_said_and_the_facets_fill_the_filter(page
     expect(page.locator("#year")).to_have_value("2024")
     answered = ask(page, FOLLOWUP_LIST_QUESTION, 1)
     expect(answered.locator(".source-open")).to_have_count(1)
+
+
+def test_markdown_from_an_abstract_cannot_inject_html(page, base_url):  # noqa: F811
+    page.goto(base_url + "/")
+    shown = page.evaluate("""() => {
+      const box = document.createElement("div");
+      window.RagRender.markdown(box, "- **<img src=x onerror=window.hit=1>** and <b>bold</b> [1]\\n"
+        + "<script>window.hit=2</script>", () => null);
+      return {html: box.innerHTML, text: box.textContent, tags: [...box.querySelectorAll("*")].map((n) => n.tagName)};
+    }""")
+    assert shown["tags"] == ["UL", "LI", "STRONG", "P"]  # only the Markdown's own elements
+    assert "<img src=x onerror=window.hit=1>" in shown["text"] and "<script>" in shown["text"]
+    assert page.evaluate("window.hit === undefined")
