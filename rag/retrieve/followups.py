@@ -54,9 +54,10 @@ def _join(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _said(kind: str, names: list[str]) -> str:
+def _said(kind: str, names: list[str], match: re.Match[str]) -> str:
     if kind in ("possessive", "plural_possessive"):
-        return _join([f"{n}'s" for n in names])
+        noun = match.group("noun")
+        return f"the {noun} of {_join(names)}" if noun else _join([f"{n}'s" for n in names])
     return _join(names)
 
 
@@ -84,7 +85,7 @@ def _named(kind: str, match: re.Match[str], turn: Turn, name_of: Callable[[str],
     if not names:
         return match.group(0)
     found.extend(pid for pid in ids if pid not in found)
-    return _said(kind, names)
+    return _said(kind, names, match)
 
 
 def _capitalised(text: str) -> str:

@@ -23,6 +23,11 @@ _BARE_END = (r"(?=\s*[?.,!;:)]|\s*$|\s+(?:do|does|did|is|was|use|uses|used|work|
 _ORDINAL = "|".join(sorted(map(re.escape, ORDINALS), key=len, reverse=True))
 _COUNT = "|".join(COUNTS)
 
+# What "its"/"their" own: up to four words, up to a word that starts a new phrase. "its throughput"
+# is read as "the throughput of X" (a name with "'s" reads worse for retrieval than "of X").
+_PHRASE_BREAK = r"(?:on|in|for|with|at|to|of|and|or|than|when|while|compared|versus|vs|is|are|was|were|do|does)"
+_NOUN = rf"[A-Za-z][\w-]*(?:\s+(?!{_PHRASE_BREAK}\b)[A-Za-z][\w-]*){{0,3}}"
+
 # Each pattern: (kind, regex). kind says how the match is resolved (see followups.resolve).
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("key", re.compile(r"\[(\d{1,2})\]|\b(?:source|paper|reference|ref\.?|citation)\s*#?\s*(\d{1,2})\b",
@@ -32,8 +37,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                            re.IGNORECASE)),
     ("plural", re.compile(rf"\b(?:both(?:\s+of\s+them|\s+{_THINGS})?|all\s+of\s+them|each\s+of\s+them|"
                           rf"(?:these|those|the\s+two|the\s+three)\s+{_THINGS}|they|them)\b", re.IGNORECASE)),
-    ("plural_possessive", re.compile(r"\btheir\b", re.IGNORECASE)),
-    ("possessive", re.compile(r"\bits\b", re.IGNORECASE)),
+    ("plural_possessive", re.compile(rf"\btheir\b(?:\s+(?P<noun>{_NOUN}))?", re.IGNORECASE)),
+    ("possessive", re.compile(rf"\bits\b(?:\s+(?P<noun>{_NOUN}))?", re.IGNORECASE)),
     ("single", re.compile(rf"\b(?:(?:this|that|the\s+same)\s+{_THING}|the\s+(?:paper|method|approach|"
                           r"model|study|article)\b(?!\s+(?:to|that|which|who|of)\b)|"
                           r"it\b(?!\s+(?:is\s+)?(?:possible|true|likely|necessary|the\s+case|worth)\b))",
