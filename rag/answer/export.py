@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import rispy
 
@@ -75,7 +76,7 @@ def ris(papers: Sequence[Paper]) -> str:
 def csl_json(papers: Sequence[Paper]) -> str:
     items = []
     for p in papers:
-        item = {"id": p.id, "type": "article-journal", "title": _title(p),
+        item: dict[str, Any] = {"id": p.id, "type": "article-journal", "title": _title(p),
                 "author": [{"family": f, "given": g} if g else {"literal": f} for f, g in map(_split, p.authors)],
                 "abstract": p.abstract}
         item |= {k: v for k, v in (("issued", {"date-parts": [[p.year]]} if p.year else None),

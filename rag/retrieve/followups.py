@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from rag.retrieve.query import QueryRewriter
 from rag.text.referring import COUNTS, ORDINALS, PATTERNS
@@ -71,13 +72,13 @@ def resolve(question: str, history: Sequence[Turn | str],
         return Resolution(question)
     for kind, pattern in PATTERNS:
         found: list[str] = []
-        text = pattern.sub(lambda m, kind=kind, found=found: _named(kind, m, turn, name_of, found), question)
+        text = pattern.sub(partial(_named, kind, turn=turn, name_of=name_of, found=found), question)
         if found:
             return Resolution(_capitalised(text), tuple(found))
     return Resolution(question)
 
 
-def _named(kind: str, match: re.Match[str], turn: Turn, name_of: Callable[[str], str | None],
+def _named(kind: str, match: re.Match[str], *, turn: Turn, name_of: Callable[[str], str | None],
            found: list[str]) -> str:
     """The names that replace one pointing phrase (the phrase itself when none is known)."""
     ids = _pick(kind, match, turn)
