@@ -5,6 +5,8 @@ back, "How does the second one work?" answered about the first answer's second s
 meaning the source the user opened, and the question box's length cap and empty-question hint.
 On the invented follow-up corpus (three named methods shrinking sonar archives).
 
+A second collection ("other", the GlimmerMix papers) is picked from the page's selector.
+
 With UX_SCREENS=<folder> it also saves the screenshots of the page described in the notes."""
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from rag.index.collections import in_collection
 from rag.ingest.formats import read_file
 from rag.settings import Settings
 from service.app import create_app
-from tests.support import FOLLOWUP_LIST_QUESTION, FOLLOWUP_PAPERS, write_papers
+from tests.support import FOLLOWUP_LIST_QUESTION, FOLLOWUP_PAPERS, INVENTED_PAPERS, QUESTION, write_papers
 from tests.test_web_page import TIMEOUT_MS, _require_browser, page  # noqa: F401 (the page fixture)
 
 pytestmark = pytest.mark.integration
@@ -45,6 +48,11 @@ def base_url(tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
         ingest(library, [write_papers(folder / "papers.jsonl", FOLLOWUP_PAPERS)])
     finally:
         library.close()
+    other = open_library(in_collection(settings, "other"))  # a second collection: the page's picker
+    try:
+        ingest(other, [write_papers(folder / "other.jsonl", INVENTED_PAPERS)])
+    finally:
+        other.close()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
@@ -184,3 +192,18 @@ def test_markdown_from_an_abstract_cannot_inject_html(page, base_url):  # noqa: 
     assert shown["tags"] == ["UL", "LI", "STRONG", "P"]  # only the Markdown's own elements
     assert "<img src=x onerror=window.hit=1>" in shown["text"] and "<script>" in shown["text"]
     assert page.evaluate("window.hit === undefined")
+
+
+def test_the_page_picks_a_collection_and_answers_from_it_alone(page, base_url):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(base_url + "/")
+    picker = page.locator("#collection")
+    expect(page.locator("#collection-field")).to_be_visible()
+    expect(picker.locator("option")).to_have_text(["demo (5 papers)", "other (5 papers)"])
+    picker.select_option("other")
+    answer = ask(page, QUESTION.replace("SupReMix", "GlimmerMix"), 0)
+    expect(answer.locator(".source-open").first).to_have_attribute("data-paper-id", "inv-1")
+    assert "collection=other" in answer.locator(".export-link").first.get_attribute("href")
+    answer.locator(".source-open").first.click()  # the paper is fetched from the same collection
+    expect(page.locator("#source-panel .abstract")).to_contain_text("GlimmerMix")
