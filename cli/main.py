@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,8 +13,10 @@ from pathlib import Path
 
 import click
 
+from cli.mcp import mcp
 from eval.cli import eval_group
 from rag.errors import ConfigError, InputError, RagError
+from rag.index.collections import DEMO, in_collection, name_of
 from rag.settings import Settings, load_settings
 from rag.types import Route
 
@@ -54,14 +57,17 @@ def stop_on_first_interrupt() -> Iterator[Callable[[], bool]]:
 
 @click.group(cls=_Group)
 @click.option("-v", "--verbose", is_flag=True, help="Log what happens.")
+@click.option("--collection", default=None, metavar="NAME",
+              help="The collection to use: demo (the bundled corpus) or one you made with "
+                   "`rag ingest FILES --collection NAME` (same as RAG_COLLECTION=NAME).")
 @click.pass_context
-def cli(ctx: click.Context, verbose: bool) -> None:
+def cli(ctx: click.Context, verbose: bool, collection: str | None) -> None:
     """Ask questions about a collection of paper abstracts; every claim is cited."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     # bibtexparser logs each broken entry; ingest reports it already, as file:line and reason
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
-    ctx.obj = load_settings()
+    ctx.obj = in_collection(load_settings(), collection)
 
 
 @cli.command()
@@ -73,10 +79,14 @@ def cli(ctx: click.Context, verbose: bool) -> None:
               help="With --rebuild: remove the papers of files not given (otherwise it refuses).")
 @click.option("--wait", type=click.FloatRange(0, 86_400), default=0, show_default=True,
               help="Seconds to wait for another ingest of this index to finish, then refuse.")
+@click.option("--collection", default=None, metavar="NAME",
+              help="Index into this collection (your library apart from the demo), e.g. "
+                   "--collection mine; then `rag --collection mine ask ...` or RAG_COLLECTION=mine.")
 @click.pass_obj
 def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merges: bool, yes: bool,
-           wait: float) -> None:
+           wait: float, collection: str | None) -> None:
     """Index abstracts (default: the bundled corpus). Safe to re-run: only changes are embedded."""
+    settings = in_collection(settings, collection) if collection else settings
     from rag.ingest.pipeline import ingest_files
     from rag.ingest.progress import ingest_progress
     from rag.ingest.rebuild import rebuild as run_rebuild
@@ -89,6 +99,20 @@ def ingest(settings: Settings, paths: tuple[Path, ...], rebuild: bool, show_merg
         else:
             report = ingest_files(settings, sources, progress, should_stop=stop_requested, wait=wait)
     print_ingest_report(report, rebuild, show_merges)
+    click.echo(collection_hint(settings, bool(paths)), err=True)
+
+
+def collection_hint(settings: Settings, own_files: bool) -> str:
+    """Where the papers went, and how to keep a library of one's own apart from the demo."""
+    name = name_of(settings)
+    if name != DEMO:
+        return (f"collection {name!r} ({settings.data_dir}). Ask it with: rag --collection {name} "
+                f"ask \"...\" (or RAG_COLLECTION={name}); the page and API take ?collection={name}.")
+    if own_files:
+        return ("note: these papers went into the demo collection, beside the bundled ones. To keep "
+                "your library apart: rag ingest FILES --collection mine (then rag --collection mine ask).")
+    return ("the demo collection is ready. Your own library (BibTeX, RIS, CSL-JSON, CSV, JSONL): "
+            "rag ingest my.bib --collection mine, then rag --collection mine ask \"...\".")
 
 
 def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> None:  # type: ignore[no-untyped-def]
@@ -99,7 +123,8 @@ def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> Non
         click.echo(f"resumed the stopped rebuild: {report.chunks_reused} chunks it had embedded "
                    "were reused.", err=True)
     for problem in report.problems:
-        click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {problem}", err=True)
+        said = str(problem).removesuffix("; skipped").removesuffix("; file skipped")
+        click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {said}", err=True)
     for merged, kept in report.merges if show_merges else ():
         click.echo(f"merged {merged} into {kept}")
     rows = sum(p.line is not None for p in report.problems)
@@ -119,6 +144,19 @@ def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> Non
     if report.unrepaired:
         click.echo(f"warning: {report.unrepaired} papers still have no vectors: their files were not "
                    "read in this run. Ingest those files too, or run `rag ingest --rebuild`.", err=True)
+
+
+def port_is_free(host: str, port: int) -> None:
+    """Refuse, with what to do, a port something else listens on."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise RagError(f"cannot listen on {host}:{port} ({exc.strerror or exc}). Stop what uses it, "
+                       f"or pick another port: rag serve --port {port + 1}") from None
 
 
 def filter_options(command):  # type: ignore[no-untyped-def]
@@ -146,22 +184,22 @@ def make_filters(author: str | None, years: str | None, venue: str | None,
     return Filters.parse(author=author, year=years, venue=venue, source=source)
 
 
-def print_answer(result) -> None:  # type: ignore[no-untyped-def]
+def print_answer(result, err: bool = False) -> None:  # type: ignore[no-untyped-def]
     if result.standalone_question:
         click.echo(f"(read as: {result.standalone_question})", err=True)
     if result.route is Route.FALLBACK:
         click.echo(f"note: answered offline ({result.fallback_reason})", err=True)
-    click.echo(result.text)
+    click.echo(result.text, err=err)
     if result.citations:
-        click.echo()
+        click.echo(err=err)
         for c in result.citations:
-            click.echo(f"[{c.key}] {c.label}" + (f"\n    {c.link}" if c.link else ""))
+            click.echo(f"[{c.key}] {c.label}" + (f"\n    {c.link}" if c.link else ""), err=err)
     else:
         if result.abstain_reason:
-            click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)")
+            click.echo(f"({result.abstain_reason[0].upper()}{result.abstain_reason[1:]}.)", err=err)
         closest = ", ".join(r.label for r in result.see_also)
         if closest:
-            click.echo(f"\nSee also (not claimed to answer): {closest}")
+            click.echo(f"\nSee also (not claimed to answer): {closest}", err=err)
 
 
 @cli.command()
@@ -169,13 +207,19 @@ def print_answer(result) -> None:  # type: ignore[no-untyped-def]
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
 @click.option("-k", type=click.IntRange(1, 50), default=None, help="Papers to read.")
 @click.option("--stream", is_flag=True, help="Print the checked answer sentence by sentence.")
+@click.option("--export", "export_as", type=click.Choice(["bib", "ris", "csl"]), default=None,
+              help="Print the cited papers as BibTeX, RIS or CSL-JSON on stdout (the answer goes "
+                   "to stderr): rag ask \"...\" --export bib > cited.bib")
 @filter_options
 @click.pass_obj
 def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream: bool,
-        **filters: str) -> None:
+        export_as: str | None, **filters: str) -> None:
     """Answer a question from the indexed abstracts, with citations."""
     from rag.engine import answer, answer_stream, build_engine
     from rag.types import Replace
+
+    if export_as:
+        return export_cited(settings, question, export_as, k, make_filters(**filters))
 
     chosen = make_filters(**filters)
     engine = build_engine(settings)
@@ -200,17 +244,36 @@ def ask(settings: Settings, question: str, as_json: bool, k: int | None, stream:
         print_answer(result)
 
 
+def export_cited(settings: Settings, question: str, fmt: str, k: int | None, filters) -> None:  # type: ignore[no-untyped-def]
+    """The answer on stderr, what it cited on stdout in ``fmt``."""
+    from rag.answer.export import export
+    from rag.engine import answer, build_engine
+
+    engine = build_engine(settings)
+    try:
+        result = answer(engine, question, k=k, filters=filters)
+        papers = [p for c in result.citations if (p := engine.library.catalog.get(c.paper_id))]
+    finally:
+        engine.close()
+    print_answer(result, err=True)
+    if not papers:
+        raise click.ClickException("the answer cited no paper, so there is nothing to export.")
+    click.echo(export(papers, fmt), nl=False)
+
+
 @cli.command()
 @filter_options
 @click.pass_obj
 def chat(settings: Settings, **filters: str) -> None:
     """Ask several questions in a row; follow-ups ("and what about ...?") use earlier turns."""
     from rag.engine import answer, build_engine
+    from rag.retrieve.followups import turn_of
     from rag.retrieve.query import recent
+    from rag.types import Turn
 
     chosen = make_filters(**filters)
     engine = build_engine(settings)
-    history: list[str] = []
+    history: list[Turn] = []
     try:
         while True:
             try:
@@ -226,7 +289,7 @@ def chat(settings: Settings, **filters: str) -> None:
                 click.echo(f"error: {exc}", err=True)
                 continue
             print_answer(result)
-            history.append(result.standalone_question or question)
+            history.append(turn_of(result))
     finally:
         engine.close()
 
@@ -293,12 +356,15 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int) 
 
     load_slack_settings()  # a bad RAG_SLACK__ variable stops here, in one line, not in the worker
     open_library(settings).close()  # fail here, with a message, if the index cannot be opened
+    os.environ["RAG_COLLECTION"] = settings.collection  # the app factory serves the same collection
+    port_is_free(host, port)  # before the URL is printed: a busy port is said, not announced
     click.echo(f"abstract-rag: http://{host}:{port}/  (API docs: /docs)", err=True)
     uvicorn.run("service.app:app_factory", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", **uvicorn_options(settings), **server_options())  # type: ignore[arg-type]
 
 
 cli.add_command(eval_group)  # rag eval [compare|report|judge-agreement]: eval/cli.py
+cli.add_command(mcp)  # rag mcp: cli/mcp.py
 
 
 @eval_group.command("from-log")

@@ -90,7 +90,8 @@ def _after(summary: dict[str, Any], settings: Settings, out: Path, *, judged: An
 
 def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int, *,
              split: str | None = None, judge: str | None = None, judge_sample: int | None = None,
-             judge_endpoint: Any = None, export: str | None = None, resume: bool = False) -> dict[str, Any]:
+             judge_endpoint: Any = None, export: str | None = None, resume: bool = False,
+             limit: int | None = None) -> dict[str, Any]:
     """Run the harness on a split or dataset files. Scoring the test split appends a ledger line.
     ``judge_endpoint``: the LLMSettings of --judge llm (the configured endpoint, even when the
     answers come from the offline answerer)."""
@@ -103,7 +104,7 @@ def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int,
 
     paths = [SPLITS[split]] if split else (datasets or [SPLITS["dev"]])
     looks_at_test = any(p.resolve() == SPLITS["test"].resolve() for p in paths)
-    questions = [q for path in paths for q in load(path)]
+    questions = [q for path in paths for q in load(path)][:limit]
     label = split or "+".join(p.stem for p in paths)
     out = out or PROJECT_ROOT / "eval" / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{label}"
     console = Console(stderr=True)
@@ -146,7 +147,10 @@ def _offline(settings: Settings, generator: str | None) -> Settings:
               help="Run folder (default eval/runs/<time>-<split>)")
 @click.option("--generator", type=click.Choice(["offline", "llm"]), default=None,
               help="Default: the LLM when one is configured, else offline.")
-@click.option("--k", "k", type=click.IntRange(1, 50), default=10, show_default=True)
+@click.option("-k", "--k", "k", type=click.IntRange(1, 50), default=10, show_default=True,
+              help="Papers retrieved per question (-k, as in `rag ask` and `rag search`).")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Only the first N questions (a quick look; not with --split test, scored whole).")
 @click.option("--judge", type=click.Choice(JUDGES), default=None,
               help="Label every answer sentence against its cited passage: local = the Qwen of `rag local-llm`.")
 @click.option("--judge-sample", type=click.IntRange(1), default=None,
@@ -156,17 +160,21 @@ def _offline(settings: Settings, generator: str | None) -> Settings:
               help="A stopped run's folder: keep the answers it wrote, answer the rest (same questions and settings)")
 @click.pass_context
 def eval_group(ctx: click.Context, split: str | None, datasets: tuple[Path, ...], out: Path | None,
-               generator: str | None, k: int, judge: str | None, judge_sample: int | None,
-               export: str | None, resume: Path | None) -> None:
+               generator: str | None, k: int, limit: int | None, judge: str | None,
+               judge_sample: int | None, export: str | None, resume: Path | None) -> None:
     """Score answers on hand-written questions; writes results.jsonl, summary.json, report.html."""
     if ctx.invoked_subcommand is not None:
         return
     if split and datasets:
         raise click.UsageError("give --split or --dataset, not both")
+    if limit and split == "test":
+        raise click.UsageError("--limit is for a quick look at dev or your own questions; the test "
+                               "split is scored whole (every run goes into the ledger)")
     if resume and out and out.resolve() != resume.resolve():
         raise click.UsageError("--resume writes into the run it resumes: leave out --out")
     run_eval(_offline(ctx.obj, generator), list(datasets), resume or out, k, split=split, judge=judge,
-             judge_sample=judge_sample, judge_endpoint=ctx.obj.llm, export=export, resume=resume is not None)
+             judge_sample=judge_sample, judge_endpoint=ctx.obj.llm, export=export, resume=resume is not None,
+             limit=limit)
 
 
 @eval_group.command("compare")

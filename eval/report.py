@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.charts import RUN_COLOURS, grouped_bars, histogram
+from eval.report_notes import notes
 from rag.text.clean import split_sentences
 
 Run = tuple[str, Sequence[Mapping[str, Any]], Mapping[str, Any]]  # (name, rows, summary)
@@ -195,7 +196,7 @@ def write_report(path: Path, runs: Sequence[Run], flips: Sequence[Mapping[str, A
     html = f"""<!doctype html><html lang="en"><meta charset="utf-8"><title>abstract-rag eval</title>
 <style>{STYLE}</style><h1>Eval: {' vs '.join(f'{escape(n)} ({len(rows)} questions)' for n, rows, _ in runs)}</h1>
 <p>{legend}</p><p><small>generator — {generators}. Intervals: 95% percentile bootstrap over questions
-(seeded).</small></p><h2>Headline figures</h2>{headline_table(runs)}<h2>By question type</h2>
+(seeded).</small></p>{notes(runs)}<h2>Headline figures</h2>{headline_table(runs)}<h2>By question type</h2>
 {per_type_table(runs)}<h2>Charts</h2>{charts(runs)}{flip_part}<h2>Failures</h2>{gallery(runs)}
 <details><summary>Every question of {escape(names[0])}</summary><table id="questions"><tr><th>id</th>
 <th>question, answer, citations</th><th>what failed</th><th>ms</th></tr>{questions}</table></details></html>"""

@@ -35,7 +35,7 @@ from rag.stages.retrieve import find, gather
 from rag.stages.route import route, standalone
 from rag.stages.verify import Checked, verify
 from rag.text.check import bad_text, tidy
-from rag.types import Answer, Draft, Evidence, Paper, Replace, Route, ScoredPaper
+from rag.types import Answer, Draft, Evidence, Paper, Replace, Route, ScoredPaper, Turn
 
 
 @dataclass(frozen=True)
@@ -153,16 +153,17 @@ def search(engine: Engine, query: str | CheckedQuestion, k: int | None = None, *
 
 
 def answer(engine: Engine, question: str | CheckedQuestion, *, k: int | None = None,
-           filters: Filters = Filters(), history: Sequence[str] = ()) -> Answer:
-    """Answer one question (``history``: the conversation's earlier questions, trimmed by the
-    front end)."""
+           filters: Filters = Filters(), history: Sequence[Turn | str] = ()) -> Answer:
+    """Answer one question (``history``: the conversation's earlier turns, trimmed by the front
+    end: their questions and the sources each answer showed, so "the second one" names a paper)."""
     *_, final = answer_stream(engine, question, k=k, filters=filters, history=history)
     assert isinstance(final, Answer)
     return final
 
 
 def answer_stream(engine: Engine, question: str | CheckedQuestion, *, k: int | None = None,
-                  filters: Filters = Filters(), history: Sequence[str] = ()) -> Iterator[str | Replace | Answer]:
+                  filters: Filters = Filters(),
+                  history: Sequence[Turn | str] = ()) -> Iterator[str | Replace | Answer]:
     """The checked answer text as it comes (``str`` pieces; a ``Replace`` when the text already
     sent must give way to the final one), then the Answer. Nothing unchecked is ever yielded.
     Every LLM call of the answer shares one deadline, RAG_LLM__TIMEOUT."""
@@ -171,9 +172,10 @@ def answer_stream(engine: Engine, question: str | CheckedQuestion, *, k: int | N
 
 
 def _steps(engine: Engine, asked: str, k: int | None, filters: Filters,
-           history: Sequence[str]) -> Iterator[str | Replace | Answer]:
+           history: Sequence[Turn | str]) -> Iterator[str | Replace | Answer]:
     started = time.perf_counter()
-    routed = route(engine.library, asked, standalone(engine.rewriter, asked, history), filters=filters)
+    routed = route(engine.library, asked, standalone(engine.library, engine.rewriter, asked, history),
+                   filters=filters)
     evidence = gather(find(engine.library, engine.reranker, routed, engine.settings.retrieval, k=k,
                            filters=filters, methods=engine.methods))
     retrieved_at = time.perf_counter()

@@ -12,6 +12,10 @@ class InputError(RagError):
     """The question or a request parameter is unusable (empty, too long, bad filter)."""
 
 
+class NoMatchError(InputError):
+    """The filters (or the collection) asked for leave no paper to answer from."""
+
+
 class FormatError(RagError):
     """An input file cannot be read as any known abstract format."""
 

@@ -65,6 +65,17 @@ class Paper:
         head = ", ".join(parts)
         return f"{head} ({self.id})" if head else self.id
 
+    @property
+    def readable_label(self) -> str:
+        """The label, except that a record with nothing to name it by (no title, method or
+        author: the label would be a bare id) shows the opening words of its abstract, quoted:
+        '“Equipping large language models (LLMs) with latent-space…” (000-0011)'."""
+        if self.label != self.id or not self.abstract:
+            return self.label
+        words = self.abstract.split()
+        opening = " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+        return f"“{opening}” ({self.id})"
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -189,6 +200,31 @@ class Draft:
 
 
 @dataclass(frozen=True)
+class EvidenceRow:
+    """One paper in the evidence table of a list or comparison answer (rag.answer.table)."""
+
+    key: int
+    paper_id: str
+    paper: str  # the citation's label
+    link: str | None
+    finding: str  # the figure ("63%"), else the finding in a sentence
+    measures: str  # what the figure measures ("reduces sonar archive storage"), "" if unknown
+    on: str  # on what ("four survey fleets"), "" if the sentence does not say
+    passage: str  # the cited passage
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier turn of a conversation, as a follow-up reads it: the question (as it stood
+    alone), the paper ids of the numbered sources its answer showed, in order ([1] first), and
+    the paper the user opened last, if any."""
+
+    question: str
+    sources: tuple[str, ...] = ()
+    focus: str | None = None
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     text: str
@@ -205,6 +241,7 @@ class Answer:
     fallback_reason: str | None = None  # why the LLM's answer was not used
     abstain_reason: str | None = None  # why the abstracts do not answer, when abstained
     see_also: tuple[RetrievedPaper, ...] = ()  # the nearest papers, when abstained
+    table: tuple[EvidenceRow, ...] = ()  # list and comparison answers: one row per cited paper
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -15,13 +15,17 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from rag.engine import Engine, build_engine
+from rag.index.collections import in_collection
 from rag.index.library import open_library
 from rag.live import LiveEngine
 from rag.settings import Settings, load_settings
+from service import collections
+from service.collections import Collections
 from service.conversations import ConversationLog
 from service.guards import BodyLimit, KeyRequired, RateLimiter
 from service.problems import Observe, install
-from service.routes import ask, health, openai_compat, papers
+from service.routes import ask, export, health, openai_compat, papers
+from service.schemas import problems
 from service.slack import mount_slack
 
 log = logging.getLogger(__name__)
@@ -35,9 +39,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         first = engine if engine is not None else await run_in_threadpool(_first_engine, settings)
         app.state.live = LiveEngine(settings, first)
+        app.state.collections = Collections(settings, app.state.live)
         app.state.log = ConversationLog(settings.data_dir / "service.sqlite")
         yield
         app.state.log.close()
+        app.state.collections.close()
         if engine is None:
             app.state.live.close()
         else:
@@ -54,8 +60,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(KeyRequired, settings=settings.service)
     app.add_middleware(Observe)
 
-    for router in (ask.router, openai_compat.router, papers.router, health.router):
-        app.include_router(router)
+    for router in (ask.router, openai_compat.router, papers.router, export.router, collections.router):
+        # ?collection=NAME (service.deps.get_engine) can name no collection, filters can match no
+        # paper: both are a 404 problem on every route that reads a collection
+        app.include_router(router, responses=problems(404))
+    app.include_router(health.router)
     mount_slack(app, settings)  # /slack/* when RAG_SLACK__BOT_TOKEN and RAG_SLACK__SIGNING_SECRET are set
 
     @app.get("/", include_in_schema=False)
@@ -98,7 +107,7 @@ def service_settings() -> Settings:
     otherwise, each embedding runs on one onnxruntime thread, so concurrent requests use the
     cores side by side (measured on 2 cores: 13.1 req/s at p95 814 ms vs 10.3 req/s at p95
     1023 ms with all threads per request; benchmarks/http_load.py)."""
-    settings = load_settings()
+    settings = in_collection(load_settings())  # RAG_COLLECTION names the collection served
     if "threads" not in settings.embedding.model_fields_set:
         settings = settings.model_copy(update={"embedding": settings.embedding.model_copy(update={"threads": 1})})
     return settings

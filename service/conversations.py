@@ -11,7 +11,7 @@ import time
 import uuid
 from pathlib import Path
 
-from rag.types import Answer
+from rag.types import Answer, Turn
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +38,14 @@ class ConversationLog:
     def new_id() -> str:
         return uuid.uuid4().hex
 
-    def history(self, conversation_id: str, turns: int) -> list[str]:
-        """The conversation's earlier questions (as rewritten to stand alone), oldest first."""
+    def history(self, conversation_id: str, turns: int) -> list[Turn]:
+        """The conversation's earlier turns, oldest first: each question (as rewritten to stand
+        alone) and the paper ids of the numbered sources its answer showed."""
         with self.lock:
             rows = self.db.execute(
-                "SELECT coalesce(standalone, question) FROM turns WHERE conversation_id = ? "
+                "SELECT coalesce(standalone, question), answer FROM turns WHERE conversation_id = ? "
                 "ORDER BY id DESC LIMIT ?", (conversation_id, turns)).fetchall()
-        return [r[0] for r in reversed(rows)]
+        return [Turn(question, _sources(answer)) for question, answer in reversed(rows)]
 
     def record(self, conversation_id: str, answer: Answer, channel: str = "api") -> None:
         """Keep the turn; a log that cannot be written (a full disk) costs the log entry, never
@@ -66,6 +67,15 @@ class ConversationLog:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _sources(answer_json: str) -> tuple[str, ...]:
+    """The paper ids of a logged answer's numbered sources, [1] first."""
+    try:
+        citations = json.loads(answer_json).get("citations") or []
+        return tuple(c["paper_id"] for c in sorted(citations, key=lambda c: c["key"]))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return ()
 
 
 def export_drafts(path: Path, channel: str | None = None) -> list[dict]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import Request
+from fastapi import Query, Request
 
 from rag.engine import Engine
 from rag.index.filters import Filters
@@ -11,9 +11,14 @@ from service.guards import caller_of, url_must_be_utf8
 from service.schemas import FiltersIn
 
 
-def get_engine(request: Request) -> Engine:
-    """The engine of the newest open index generation; a request keeps it to the end."""
-    return request.app.state.live.current()
+def get_engine(request: Request, collection: str | None = Query(
+        None, max_length=63, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$",
+        description="the collection to read (GET /api/collections); default: the service's")) -> Engine:
+    """The engine of the newest open index generation of the collection asked for (default:
+    the service's own); a request keeps it to the end."""
+    if collection is None:
+        return request.app.state.live.current()
+    return request.app.state.collections.engine(collection)
 
 
 def get_log(request: Request) -> ConversationLog:

@@ -14,13 +14,22 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rag.errors import IndexMismatchError, IndexNotFoundError, InputError, LLMError, RagError, StoreError
+from rag.errors import (
+    IndexMismatchError,
+    IndexNotFoundError,
+    InputError,
+    LLMError,
+    NoMatchError,
+    RagError,
+    StoreError,
+)
 from service.guards import ApiError, problem
 from service.metrics import LATENCY, REQUESTS
 
 log = logging.getLogger(__name__)
 
-_STATUS = {InputError: (422, "invalid_question"), IndexNotFoundError: (503, "index_empty"),
+_STATUS = {NoMatchError: (404, "no_matching_papers"), InputError: (422, "invalid_question"),
+           IndexNotFoundError: (503, "index_empty"),
            IndexMismatchError: (503, "index_mismatch"), StoreError: (503, "store_unavailable"),
            LLMError: (502, "llm_unavailable")}
 _HTTP_CODES = {400: "invalid_body", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",

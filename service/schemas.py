@@ -54,6 +54,8 @@ class AskRequest(Strict):
     conversation_id: str | None = Field(None, description="continue a conversation (the id an "
                                         "answer returned)", pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
     stream: bool = Field(False, description="Server-Sent Events: delta*, citations, done")
+    focus_paper: str | None = Field(None, max_length=200, description="the paper the user opened "
+                                    "last (its id): a follow-up's \"it\" and \"that paper\" mean it")
     k: PaperCount | None = Field(None, description="papers to read")
 
 
@@ -146,7 +148,8 @@ class PaperOut(BaseModel):
 
 _MEANING = {
     400: "the body is not UTF-8 JSON, or the URL holds bytes that are not UTF-8", 401: "an API key is needed or wrong",
-    404: "no such paper", 413: "the body is over RAG_SERVICE__MAX_BODY_BYTES",
+    404: "no such paper or collection, or the filters match no paper",
+    413: "the body is over RAG_SERVICE__MAX_BODY_BYTES",
     422: "a field breaks the schema, or the question is unusable",
     429: "rate limited; see Retry-After", 500: "our fault; logged",
     503: "the index is empty or the store is down; see Retry-After",

@@ -54,6 +54,7 @@ class SlackBot:
             raise RagError("Slack needs a bot token: set RAG_SLACK__BOT_TOKEN (xoxb-…).")
         self.settings, self.slack = settings, slack
         self.engine_getter, self.log_getter = engine_getter, log_getter
+        self.collection_getter: Callable[[str], Engine] | None = None  # set by mount_slack
         self.store = store or SlackStore(settings.data_dir / "service.sqlite")
         self.pool = ThreadPoolExecutor(slack.workers, thread_name_prefix="slack-answer")
         self.listeners = ThreadPoolExecutor(8, thread_name_prefix="slack-listener")
@@ -178,7 +179,9 @@ class SlackBot:
         try:
             conversations = self.log_getter()
             history = conversations.history(conversation, self.settings.service.conversation_turns)
-            result = answer(self.engine_getter(), question, k=conf.k, filters=to_filters(conf.filters),
+            engine = self.collection_getter(conf.collection) if conf.collection and self.collection_getter \
+                else self.engine_getter()
+            result = answer(engine, question, k=conf.k, filters=to_filters(conf.filters),
                             history=history)
             conversations.record(conversation, result, "slack")
             turn = self.store.save_turn(conversation, channel, result)
@@ -222,6 +225,7 @@ def mount_slack(app: FastAPI, settings: Settings, *, slack: SlackSettings | None
         return None
     bot = SlackBot(settings, slack, engine_getter or (lambda: app.state.live.current()),
                    log_getter or (lambda: app.state.log))
+    bot.collection_getter = lambda name: app.state.collections.engine(name)  # a channel's collection
 
     secret = slack.signing_secret.get_secret_value() if slack.signing_secret else ""
 

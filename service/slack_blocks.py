@@ -17,6 +17,7 @@ from html import unescape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from service.rendering import to_mrkdwn
 from service.slack_settings import SLACK_API_URL, ChannelSettings, SlackFilters, SlackSettings  # noqa: F401
 
 if TYPE_CHECKING:
@@ -118,13 +119,30 @@ def answer_blocks(answer: Answer, turn_key: str | None, *, max_sources: int = 5,
         if closest:
             blocks.append(_context(f"*{SEE_ALSO}:* " + " · ".join(closest), "see-also"))
     else:
-        blocks = [_section(escape(clip(answer.text, 2900)), "answer"), {"type": "divider"}]
+        blocks = [_section(to_mrkdwn(escape(clip(answer.text, 2900))), "answer"), *table_blocks(answer),
+                  {"type": "divider"}]
         blocks += [_context(source_line(c), f"source-{c.key}") for c in answer.citations[:max_sources]]
         if len(answer.citations) > max_sources:
             blocks.append(_context(f"and {len(answer.citations) - max_sources} more source(s)", "more"))
     if turn_key:
         blocks.append(feedback_actions(turn_key))
     return blocks
+
+
+def table_blocks(answer: Answer) -> list[dict[str, Any]]:
+    """A list or comparison answer's evidence table as one compact Block Kit table: source key,
+    figure, what it measures, on what (the passage stays in the sources below)."""
+    if not answer.table:
+        return []
+
+    def cell(text: str) -> dict[str, str]:
+        return {"type": "raw_text", "text": clip(text, 80) or "–"}
+
+    header = [cell(h) for h in ("Source", "Figure", "Measures", "On")]
+    rows = [[cell(f"[{r.key}] {r.paper}"), cell(r.finding), cell(r.measures), cell(r.on)] for r in answer.table]
+    return [{"type": "table", "block_id": "evidence-table", "rows": [header, *rows[:99]],
+             "column_settings": [{"is_wrapped": True}, {"align": "right"}, {"is_wrapped": True},
+                                 {"is_wrapped": True}]}]
 
 
 def answer_text(answer: Answer) -> str:

@@ -50,6 +50,8 @@ class ChannelSettings(Group):
                                   "follow-ups in threads the bot answered (needs channels:history)")
     filters: SlackFilters = SlackFilters()
     k: int | None = Field(None, ge=1, le=50, description="papers passed to the answerer")
+    collection: str | None = Field(None, max_length=63, pattern=r"^[a-z0-9][a-z0-9_-]*$",
+                                   description="the collection this channel asks (default: the service's)")
 
 
 class SlackSettings(Group):

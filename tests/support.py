@@ -74,3 +74,31 @@ def cited(client, question: str) -> list[str]:  # type: ignore[no-untyped-def]
     reply = client.post("/api/ask", json={"question": question})
     assert reply.status_code == 200, reply.text
     return [c["paper_id"] for c in reply.json()["citations"]]
+
+
+# Three named methods that shrink one invented kind of archive, each by its own figure, and two
+# papers on other things: a list question finds the three, in an order the test reads back.
+FOLLOWUP_PAPERS = [
+    {"id": "arc-1", "authors": ["Ilse Marangoni", "Teo Abara"], "year": 2023, "venue": "Harbour Data",
+     "title": "TideZip: dictionary coding for sonar archives",
+     "abstract": "We present TideZip, a dictionary coder for sonar archive storage. TideZip reduces "
+                 "sonar archive storage by 41% on four survey fleets by sharing dictionaries across "
+                 "neighbouring pings."},
+    {"id": "arc-2", "authors": ["Rosa Quillfeather"], "year": 2024, "venue": "Harbour Data",
+     "title": "ReefPack: learned quantization of sonar archives",
+     "abstract": "We introduce ReefPack, which quantizes sonar archive storage with a learned "
+                 "codebook. ReefPack reduces sonar archive storage by 63% while keeping seabed "
+                 "classification accuracy within one point. It streams at 900 pings per second on "
+                 "one core."},
+    {"id": "arc-3", "authors": ["Bao Ferreira-Lind", "Ilse Marangoni"], "year": 2025,
+     "title": "KelpCodec: pruning silent returns in sonar archives",
+     "abstract": "We propose KelpCodec, which drops silent returns before encoding. KelpCodec reduces "
+                 "sonar archive storage by 28% on coastal surveys and halves decoding time."},
+    {"id": "arc-4", "authors": ["Mina Oduya"], "year": 2022,
+     "abstract": "We measure how ferry wakes erode salt marsh edges using drone photogrammetry over "
+                 "two summers."},
+    {"id": "arc-5", "authors": ["Jonas Ekwueme"], "year": 2021,
+     "abstract": "We describe a field protocol for tagging eels in estuaries and report survival "
+                 "rates after one year."},
+]
+FOLLOWUP_LIST_QUESTION = "Which methods reduce sonar archive storage, and by how much?"

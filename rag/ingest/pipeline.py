@@ -190,7 +190,7 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Ori
     done_lines = 0
     for item in read_file(path, lib.settings.ingest.max_abstract_chars):
         if isinstance(item, Problem):
-            log.warning("%s", item)
+            log.info("%s", item)  # the report says it to the user, once
             report.problems.append(item)
             continue
         seen.add(item.id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from rag.text.lexicon import STOPWORDS, tokens
 from rag.text.names import is_name
@@ -49,7 +49,10 @@ def author_in_question(question: str) -> str | None:
     return None
 
 
-def recent(history: Sequence[str], turns: int) -> list[str]:
+T = TypeVar("T")
+
+
+def recent(history: Sequence[T], turns: int) -> list[T]:
     """The last ``turns`` earlier questions of a conversation (none for 0): what a front end
     passes to the engine, RAG_SERVICE__CONVERSATION_TURNS of them. The engine trims nothing."""
     return list(history[-turns:]) if turns > 0 else []

@@ -11,8 +11,11 @@ from rag.answer.intent import Intent, parse_intent
 from rag.answer.listings import author_answer, listing_answer
 from rag.index.filters import Filters
 from rag.index.library import Library
+from rag.retrieve.facets import check_filters
+from rag.retrieve.followups import short_name
+from rag.retrieve.followups import standalone as resolve_followup
 from rag.retrieve.query import QueryRewriter, clean_question
-from rag.types import Draft, ScoredPaper
+from rag.types import Draft, ScoredPaper, Turn
 
 
 @dataclass(frozen=True)
@@ -24,10 +27,13 @@ class Routed:
     papers: tuple[ScoredPaper, ...] = ()  # the catalogue's papers (an author's, scoped by topic)
 
 
-def standalone(rewriter: QueryRewriter, asked: str, history: Sequence[str]) -> str:
-    """The question as it stands alone. ``history`` comes trimmed by the front end (its
-    conversation store keeps the last RAG_SERVICE__CONVERSATION_TURNS); nothing trims it here."""
-    return rewriter.rewrite(clean_question(asked), history)
+def standalone(library: Library, rewriter: QueryRewriter, asked: str, history: Sequence[Turn | str]) -> str:
+    """The question as it stands alone: "the second one", "its", "that paper" resolved to the
+    paper the previous answer showed (``rag.retrieve.followups``), any other follow-up rewritten
+    from the earlier questions. ``history`` comes trimmed by the front end (its conversation
+    store keeps the last RAG_SERVICE__CONVERSATION_TURNS); nothing trims it here."""
+    return resolve_followup(clean_question(asked), history, rewriter,
+                            lambda pid: short_name(library.catalog.get(pid)))
 
 
 def route(library: Library, asked: str, question: str, *, filters: Filters = Filters(),
@@ -35,6 +41,7 @@ def route(library: Library, asked: str, question: str, *, filters: Filters = Fil
     """Parse the intent of ``question`` (already stand-alone) and answer it from the catalogue
     when it asks who wrote what or what appeared where, and the catalogue has such papers. "Papers
     by X on <topic>" comes back with X's papers searched for the topic, and no catalogue answer."""
+    check_filters(library.catalog, filters)  # filters that leave no paper are said, not answered
     intent = parse_intent(question)
     if mode == "hybrid" and (intent.author or intent.listing):
         from_catalogue = author_answer if intent.author else listing_answer

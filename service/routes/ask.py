@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
@@ -43,6 +43,8 @@ async def ask(body: AskRequest, request: Request, engine: Engine = Depends(get_e
     filters = to_filters(body.filters)
     conversation = body.conversation_id or log.new_id()
     history = await run_in_threadpool(log.history, conversation, engine.settings.service.conversation_turns)
+    if history and body.focus_paper:
+        history[-1] = replace(history[-1], focus=body.focus_paper)
     if body.stream:
         events = answer_stream(engine, question, k=body.k, filters=filters, history=history)
         return StreamingResponse(_stream(events, log, conversation, request), media_type="text/event-stream",

@@ -1,7 +1,9 @@
 """POST /v1/chat/completions: the service as an OpenAI-compatible "model", so any OpenAI client
-or chat UI can use it. The last user message is the question; earlier user turns feed
-follow-up rewriting. Citations travel as a top-level `citations` list (the Perplexity
-convention), and in the final stream chunk before `data: [DONE]`."""
+or chat UI can use it. The last user message is the question; earlier turns feed follow-ups:
+each earlier assistant message's "Sources" list says which paper "the second one" is. The
+sources are appended to the message as a Markdown list (any chat client shows them) and also
+travel as a top-level `citations` list (the Perplexity convention), in the final stream chunk
+before `data: [DONE]`. The one model is `abstract-rag`; another model name is refused (404)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
@@ -20,10 +22,12 @@ from rag.engine import Engine, answer, answer_stream, check_question
 from rag.errors import InputError, RagError
 from rag.retrieve.query import recent
 from rag.text.check import tidy
-from rag.types import Answer, Replace
+from rag.types import Answer, Replace, Turn
 from service.conversations import ConversationLog
 from service.deps import get_engine, get_log, guard
+from service.guards import ApiError
 from service.metrics import count_answer
+from service.rendering import reference_list, sources_in
 from service.schemas import SSE, ChatCompletionRequest, ChatMessage, problems
 from service.streams import until_disconnected
 
@@ -38,12 +42,27 @@ def _text(message: ChatMessage) -> str:
     return " ".join(p.text or "" for p in message.content or [] if p.type == "text")
 
 
-def split_conversation(messages: list[ChatMessage]) -> tuple[str, list[str]]:
-    """The question (the last user message with visible text) and the earlier user turns."""
-    users = [text for m in messages if m.role == "user" and (text := _text(m)) and tidy(text).strip()]
-    if not users:
+def split_conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
+    """The question (the last user message with visible text) and the earlier turns: each
+    earlier user message with the sources listed by the assistant message that answered it."""
+    turns: list[Turn] = []
+    for m in messages:
+        text = _text(m)
+        if m.role == "user" and text and tidy(text).strip():
+            turns.append(Turn(text))
+        elif m.role == "assistant" and turns and text:
+            turns[-1] = replace(turns[-1], sources=sources_in(text) or turns[-1].sources)
+    if not turns:
         raise InputError("the messages hold no user message; the last user message is the question.")
-    return users[-1], users[:-1]
+    return turns[-1].question, turns[:-1]
+
+
+def check_model(name: str) -> None:
+    """One model is served; a client that names another (its default "gpt-4o") is told so,
+    rather than answered as if it had got the model it asked for."""
+    if name != MODEL:
+        raise ApiError(404, "model_not_found", f"the model {name!r} is not served here; this "
+                       f"service answers as the one model {MODEL!r} (see GET /v1/models).")
 
 
 def _usage(result: Answer) -> dict[str, int]:
@@ -61,6 +80,7 @@ async def models() -> dict:
              responses={200: {"content": SSE}, **problems(400, 401, 413, 422, 429, 500, 503)})
 async def chat_completions(body: ChatCompletionRequest, request: Request, engine: Engine = Depends(get_engine),
                            log: ConversationLog = Depends(get_log), caller: str = Depends(guard)):  # type: ignore[no-untyped-def]
+    check_model(body.model)
     question, earlier = split_conversation(body.messages)
     history = recent(earlier, engine.settings.service.conversation_turns)
     checked = check_question(engine, question)  # before streaming: errors are HTTP statuses
@@ -74,7 +94,8 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, engine
     return {
         "id": completion_id, "object": "chat.completion", "created": int(time.time()), "model": MODEL,
         "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": result.text}}],
+                     "message": {"role": "assistant",
+                                 "content": result.text + reference_list(result.citations)}}],
         "usage": _usage(result),
         "citations": [asdict(c) for c in result.citations],
         "abstained": result.abstained,
@@ -111,6 +132,8 @@ async def _chunks(events, completion_id: str, log: ConversationLog,  # type: ign
                 yield _chunk(completion_id, {"content": item.text})
             await run_in_threadpool(log.record, completion_id, item, "openai")
             count_answer(item)
+            if item.citations:
+                yield _chunk(completion_id, {"content": reference_list(item.citations)})
             yield _chunk(completion_id, {}, "stop", citations=[asdict(c) for c in item.citations],
                          abstained=item.abstained, answer=item.text)
     except Exception as exc:

@@ -24,6 +24,9 @@
   let busy = false;
   let controller = null;
   let lastOpener = null;
+  let collection = null; // null: the service's own; else a name from /api/collections
+  const inCollection = (url) => (collection ? `${url}${url.includes("?") ? "&" : "?"}collection=${encodeURIComponent(collection)}` : url);
+  let focusPaper = null; // the source the user opened last: a follow-up's "it"
   const papers = new Map(); // paper id -> Promise of the paper JSON
 
   // ---- small DOM helpers -------------------------------------------------------------------
@@ -73,21 +76,30 @@
 
   // ---- rendering answers -------------------------------------------------------------------
 
-  // Text with [n] keys: each known key becomes a button; everything else stays plain text.
+  // The answer's Markdown (lists, **bold**) with each known [n] key as a button (render.js).
   function renderAnswerText(container, text, citations) {
     const byKey = new Map(citations.map((c) => [String(c.key), c]));
-    container.replaceChildren();
-    const pattern = /\[(\d+)\]/g;
-    let last = 0;
-    let match;
-    while ((match = pattern.exec(text)) !== null) {
-      const citation = byKey.get(match[1]);
-      if (!citation) continue;
-      if (match.index > last) container.append(text.slice(last, match.index));
-      container.append(citeButton(citation));
-      last = match.index + match[0].length;
-    }
-    if (last < text.length) container.append(text.slice(last));
+    window.RagRender.markdown(container, text, (key) => (byKey.has(key) ? citeButton(byKey.get(key)) : null));
+  }
+
+  function renderTable(answer) {
+    const byKey = new Map((answer.citations || []).map((c) => [c.key, c]));
+    return window.RagRender.evidenceTable(answer.table, (row) => {
+      const c = byKey.get(row.key);
+      return el("span", {}, c ? citeButton(c) : `[${row.key}]`, " ", c ? labelNode(c) : row.paper);
+    });
+  }
+
+  const FORMATS = [["bib", "BibTeX"], ["ris", "RIS"], ["csl", "CSL-JSON"]];
+
+  function renderExport(citations) {
+    const ids = citations.map((c) => c.paper_id).join(",");
+    const links = FORMATS.map(([format, name]) => el("a", {
+      className: "export-link", href: inCollection(`/api/export?format=${format}&ids=${encodeURIComponent(ids)}`),
+      download: `cited.${format === "csl" ? "json" : format}`, dataset: { format },
+    }, name));
+    return el("p", { className: "export" }, "Export what this answer cited: ",
+      ...links.flatMap((a, i) => (i ? [" · ", a] : [a])));
   }
 
   function citeButton(citation) {
@@ -176,7 +188,8 @@
       if (seeAlso) box.append(seeAlso);
     } else {
       renderAnswerText(turn.text, answer.text || "", citations);
-      if (citations.length) box.append(renderSources(citations));
+      if (answer.table && answer.table.length) box.append(renderTable(answer));
+      if (citations.length) box.append(renderSources(citations), renderExport(citations));
     }
     box.append(renderMeta(answer));
     box.dataset.state = "done";
@@ -264,18 +277,21 @@
     const filters = { author: author.value.trim() || null, year: year.value.trim() || null };
     const turn = newTurn(text, filters);
     setBusy(true);
+    const opened = focusPaper;
+    focusPaper = null;
     controller = new AbortController();
     let finished = false;
     try {
-      const response = await fetch("/api/ask", {
+      const response = await fetch(inCollection("/api/ask"), {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-        body: JSON.stringify({ question: text, filters, conversation_id: conversationId, stream: true }),
+        body: JSON.stringify({ question: text, filters, conversation_id: conversationId, stream: true,
+          focus_paper: conversationId ? opened : null }),
         signal: controller.signal,
       });
       if (!response.ok) {
         failAnswer(turn, await readProblem(response));
-        return;
+        return false;
       }
       const type = response.headers.get("Content-Type") || "";
       const onAnswer = (answer) => {
@@ -324,7 +340,7 @@
 
   function fetchPaper(id) {
     if (!papers.has(id)) {
-      const request = fetch(`/api/papers/${encodeURIComponent(id)}`, { headers: { Accept: "application/json" } })
+      const request = fetch(inCollection(`/api/papers/${encodeURIComponent(id)}`), { headers: { Accept: "application/json" } })
         .then(async (response) => {
           if (!response.ok) throw await readProblem(response);
           return response.json();
@@ -366,6 +382,7 @@
     if (opener) opener.classList.add("active");
 
     panel.dataset.paperId = paperId;
+    if (citation) focusPaper = paperId;
     panelKind.textContent = citation ? `Source [${citation.key}]` : "Related paper (not cited)";
     panelTitle.replaceChildren(citation ? labelNode(citation) : label);
     const details = detailsList(citation
@@ -421,16 +438,41 @@
 
   // ---- wiring ------------------------------------------------------------------------------
 
+  // The question's length against the service's cap (from /openapi.json, as configured): the
+  // box stops at the cap and says so, instead of sending a question the server must refuse.
+  const counter = $("#question-count");
+  let limit = null;
+  function updateCount(note) {
+    const n = question.value.length;
+    counter.classList.toggle("over", Boolean(limit && n >= limit));
+    if (note) counter.textContent = note;
+    else if (limit && n >= limit * 0.8) counter.textContent = `${n} / ${limit} characters`;
+    else counter.textContent = "";
+  }
+  fetch("/openapi.json").then((r) => (r.ok ? r.json() : null)).then((schema) => {
+    const max = schema && schema.components.schemas.AskRequest.properties.question.maxLength;
+    if (Number.isInteger(max) && max > 0) {
+      limit = max;
+      question.maxLength = max;
+      updateCount();
+    }
+  }).catch(() => { /* the server still checks the length */ });
+  question.addEventListener("input", () => updateCount());
+
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = question.value.trim();
     if (!text) {
+      updateCount("Type a question first.");
       question.focus();
       return;
     }
     if (busy) return;
     question.value = "";
-    ask(text);
+    updateCount();
+    ask(text).then((kept) => {
+      if (kept === false && !question.value) question.value = text; // a refused question is not lost
+    });
   });
 
   question.addEventListener("keydown", (event) => {
@@ -448,9 +490,46 @@
     });
   }
 
+  // The collection picker: shown when there is more than one collection with papers.
+  const picker = $("#collection");
+  fetch("/api/collections").then((r) => (r.ok ? r.json() : [])).then((found) => {
+    const usable = found.filter((c) => c.papers > 0);
+    if (usable.length < 2) return;
+    picker.replaceChildren(...usable.map((c) => el("option", { value: c.name, selected: c.default },
+      `${c.name} (${c.papers} papers)`)));
+    $("#collection-field").hidden = false;
+  }).catch(() => { /* one collection: no picker */ });
+  // Facets: the years, venues and authors of the collection with their counts; a click fills
+  // the filter (venues are shown for what they are; the page filters on author and year).
+  function loadFacets() {
+    fetch(inCollection("/api/facets")).then((r) => (r.ok ? r.json() : null)).then((found) => {
+      const box = $("#facets");
+      if (!found) { box.hidden = true; return; }
+      const group = (title, items, input) => (items.length ? el("div", { className: "facet-group" },
+        el("h4", {}, title), ...items.map((f) => el("button", {
+          type: "button", className: "facet", dataset: { value: String(f.value) }, disabled: !input,
+          onclick: input ? () => { input.value = String(f.value); input.focus(); } : null,
+        }, `${f.value} (${f.papers})`))) : null);
+      $("#facet-lists").replaceChildren(...[
+        el("p", { className: "muted" }, `${found.papers} papers`),
+        group("Years", found.years, year), group("Authors", found.authors, author),
+        group("Venues", found.venues, null)].filter(Boolean));
+      box.hidden = false;
+    }).catch(() => { /* no facets: the filters still work */ });
+  }
+  loadFacets();
+
+  picker.addEventListener("change", () => {
+    collection = picker.value;
+    papers.clear();
+    loadFacets();
+    $("#new-conversation").click();
+  });
+
   $("#new-conversation").addEventListener("click", () => {
     if (controller) controller.abort();
     conversationId = null;
+    focusPaper = null;
     turns = 0;
     updateStatus();
     conversation.querySelectorAll(".turn").forEach((t) => t.remove());

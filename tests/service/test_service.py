@@ -73,7 +73,8 @@ def test_a_follow_up_in_the_same_conversation_uses_the_earlier_question(client):
     first = client.post("/api/ask", json={"question": QUESTION}).json()
     second = client.post("/api/ask", json={"question": "And what does it use as hard positives?",
                                            "conversation_id": first["conversation_id"]}).json()
-    assert second["standalone_question"] == "And what does it use as hard positives? (SupReMix)"
+    # "it" is the paper the first answer showed as [1]
+    assert second["standalone_question"] == "And what does SupReMix use as hard positives?"
     fresh = client.post("/api/ask", json={"question": "And what does it use as hard positives?"}).json()
     assert fresh["standalone_question"] is None
 
@@ -129,7 +130,7 @@ def test_openai_stream_ends_with_citations_then_done(client):
 
 
 def test_openai_request_without_a_user_message_is_a_problem(client):
-    reply = client.post("/v1/chat/completions", json={"model": "m", "messages": [
+    reply = client.post("/v1/chat/completions", json={"model": "abstract-rag", "messages": [
         {"role": "system", "content": "hi"}]})
     assert reply.status_code == 422 and "user message" in reply.json()["message"]
 

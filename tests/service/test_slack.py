@@ -218,7 +218,7 @@ def test_a_follow_up_in_the_thread_uses_the_earlier_question(client, fake, tmp_p
     rows = db.execute("SELECT conversation_id, channel, standalone FROM turns ORDER BY id").fetchall()
     db.close()
     assert rows[0][:2] == ("slack:C0000001:1700000200.000001", "slack") and rows[0][0] == rows[1][0]
-    assert rows[1][2] == f"{FOLLOW_UP} (SupReMix)"
+    assert rows[1][2] == "And what does SupReMix use as hard positives?"  # "it": the source [1] shown
 
 
 def test_a_thumbs_down_is_stored_without_the_user_id_and_exported_as_a_draft_case(client, fake, tmp_path):

@@ -17,8 +17,8 @@ from rag.testing.fake_slack import TEAM, FakeSlack
 from service.app import create_app
 from service.slack import mount_slack
 from service.slack_blocks import SlackSettings
-from tests.support import MLLM_DATA_FILE
 from tests.service.test_slack import FORM, SECRET, TOKEN, click, event_body, mention
+from tests.support import MLLM_DATA_FILE
 
 
 @pytest.fixture(scope="module")

@@ -70,9 +70,10 @@ def sse_events(base_url: str) -> list[tuple[str, dict]]:
 def test_injected_text_from_an_obedient_model_never_reaches_an_openai_stream_reader(
         base_url, model_server):
     model_server.reply = f"{INJECTED} {GOOD} [1]."
-    text, chunks = openai_stream(base_url)
-    assert "PWNED" not in text and "evil.example" not in text and "[99]" not in text
-    assert text == f"{GOOD}. [1]"
+    streamed, chunks = openai_stream(base_url)
+    assert "PWNED" not in streamed and "evil.example" not in streamed and "[99]" not in streamed
+    text, _, sources = streamed.partition("\n\n**Sources**")  # the sources list comes last
+    assert text == f"{GOOD}. [1]" and "`000-0001`" in sources
     assert chunks[-1].model_extra["answer"] == text, "what was streamed is the checked answer"
     assert chunks[-1].choices[0].finish_reason == "stop"
 
@@ -89,8 +90,9 @@ def test_the_native_stream_sends_only_checked_sentences_too(base_url, model_serv
 
 def test_when_only_an_invented_key_is_removed_no_stream_shows_it(base_url, model_server):
     model_server.reply = f"{GOOD} [1][99]."
-    text, chunks = openai_stream(base_url)
-    assert "[99]" not in text and text == f"{GOOD}. [1]"
+    streamed, chunks = openai_stream(base_url)
+    text = streamed.partition("\n\n**Sources**")[0]  # the sources list comes last
+    assert "[99]" not in streamed and text == f"{GOOD}. [1]"
     events = sse_events(base_url)
     final = next(data for name, data in events if name == "citations")
     assert final["removed_keys"] == 1 and final["removed_sentences"] == 0
