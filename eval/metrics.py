@@ -69,6 +69,7 @@ _ROLE_END = re.compile(_CLAUSE_END.pattern.replace(r"[;:()\[\]]", "[;:]", 1))
 # F1 of 98.4, 97.0 and 97.7" gives 97.7 its F1 (the toolkit's scope ends less "and", contrasts).
 _NEAR_END = re.compile(r"[;:]|[.!?](?:\s|$)|\*\*|\s[-\u2013\u2014]\s|\b(?:"
                        + "|".join(sorted((SCOPE_ENDS - {"and"}) | CONTRASTS)) + r")\b")
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _BARE_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -144,6 +145,8 @@ def denied(norm: str, start: int, end: int, asked: Collection[str] = frozenset()
 def _sits_with(norm: str, start: int, end: int, words: Sequence[str], ends: re.Pattern[str]) -> bool:
     """One of ``words`` (compared stemmed: "hard negatives" says "hard negative") is within the
     reach (``ends``) of the fact at norm[start:end]."""
+    if ends is _ROLE_END:  # an aside in brackets does not part a thing from its role
+        norm = _BRACKETED.sub(lambda m: m.group() if m.start() <= start < m.end() else " " * len(m.group()), norm)
     low, high, _ = _clause(norm, start, end, ends)
     said = [stem(t) for t in fact_tokens(norm[low:high])]
     return any(_matches(said, [stem(t) for t in fact_tokens(w)]) for w in words)

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from eval.dataset import Fact
+from eval.metrics import fact_state
 from eval.run import grade, summarise
 from rag.types import Answer
 from tests.eval_cases import PAPERS, answer_of, every_sentence, one_line, question
@@ -137,6 +139,14 @@ def test_a_thing_in_the_wrong_role_is_not_stated():
     good, bad = right_and_wrong(q, right, swapped)
     assert bad["key_facts"] == 0.0 and bad["accuracy"] == 0.0
     assert grade(q, swapped, PAPERS)["failures"][0]["code"] == "fact wrong quantity"
+
+
+def test_an_aside_in_brackets_does_not_part_a_thing_from_its_role():
+    fact = Fact(("anchor-inclusive mixtures",), role=("hard negative",))
+    assert fact_state(fact, "It takes anchor-inclusive mixtures (mixups of the anchor and a negative) as hard "
+                            "negative pairs and anchor-exclusive mixtures as hard positive pairs.") == "stated"
+    assert fact_state(fact, "It takes anchor-inclusive mixtures as hard positive pairs (and random samples as "
+                            "hard negatives).") == "wrong quantity"
 
 
 def test_a_figure_of_the_wrong_measure_is_not_stated():
