@@ -53,12 +53,14 @@ class Claim:
     supported: bool
     limit: int | None = None  # how many characters of ``text`` are in the lead (None: all of it)
     span: str = ""  # the "**span**" that leads it, if any
+    wrong_lead: bool = False  # its span says none of the question's facts: it earns nothing
 
 
 @dataclass(frozen=True)
 class FactResult:
     fact: Fact
-    state: str  # stated, negated, wrong quantity, unsupported, wrong paper, missing
+    state: str  # stated, negated, wrong quantity, unsupported, wrong paper, under a wrong lead,
+    #             beyond the lead (after the lead, or on a list line over LINE_WORDS), missing
     papers: tuple[str, ...]  # the papers the fact had to be stated under
 
     @property
@@ -138,16 +140,20 @@ def fact_result(fact: Fact, allowed: Sequence[str], found: Sequence[Claim],
     states: set[str] = set()
     for claim in found:
         state = fact_state(fact, claim.text, asked, claim.limit)
-        if state == "missing":
-            continue
         right_paper = not allowed or bool(set(claim.papers) & set(allowed))
+        if state == "missing":
+            if right_paper and claim.supported and claim.limit is not None \
+                    and fact_state(fact, claim.text, asked) == "stated":
+                states.add("under a wrong lead" if claim.wrong_lead else "beyond the lead")
+            continue
         if not right_paper:
             states.add("wrong paper" if state == "stated" else state)
         elif not claim.supported:
             states.add("unsupported" if state == "stated" else state)
         else:
             states.add(state)
-    order = ("stated", "negated", "wrong quantity", "unsupported", "wrong paper")
+    order = ("stated", "negated", "wrong quantity", "unsupported", "wrong paper", "under a wrong lead",
+             "beyond the lead")
     return FactResult(fact, next((s for s in order if s in states), "missing"), tuple(allowed))
 
 
@@ -166,7 +172,7 @@ def checked_claims(q: Question, found: Sequence[Claim]) -> list[Claim]:
     """The claims with those under a wrong lead span (see ``_wrong_lead``) earning nothing."""
     asked = asked_words(q.question)
     facts = [*q.key_facts, *(f for _, fs in q.figures for f in fs)]
-    return [replace(c, limit=0) if _wrong_lead(c, facts, asked) else c for c in found]
+    return [replace(c, limit=0, wrong_lead=True) if _wrong_lead(c, facts, asked) else c for c in found]
 
 
 def fact_results(q: Question, found: Sequence[Claim]) -> list[FactResult]:
@@ -242,7 +248,8 @@ def is_correct(q: Question, result: Answer, s: Mapping[str, float | None]) -> bo
 def failures(q: Question, result: Answer, s: Mapping[str, float | None],
              facts: Sequence[FactResult]) -> list[dict[str, Any]]:
     """Why the answer is not right, one reason each: answered the unanswerable, false abstention,
-    wrong verdict, fact missing / negated / wrong quantity / unsupported / wrong paper."""
+    wrong verdict, fact missing / negated / wrong quantity / unsupported / wrong paper / under a
+    wrong lead / beyond the lead."""
     if q.type == "unanswerable":
         return [] if result.abstained else [{"code": "answered the unanswerable", "detail": ""}]
     if result.abstained:

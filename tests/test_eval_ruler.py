@@ -82,7 +82,7 @@ def test_a_fact_in_the_lead_counts_and_the_same_fact_after_sixty_words_does_not(
                           ("", "ChemAgent builds a self-updating library of sub-tasks.", ("p1",), True))
     assert score(SINGLE, fact_first)["key_facts"] == 1.0
     assert score(SINGLE, fact_last)["key_facts"] == 0.0
-    assert grade(SINGLE, fact_last, PAPERS)["failures"][0]["code"] == "fact missing"
+    assert grade(SINGLE, fact_last, PAPERS)["failures"][0]["code"] == "fact beyond the lead"
 
 
 def test_answer_length_is_reported_with_accuracy():
@@ -174,3 +174,4 @@ def test_a_lead_span_that_is_not_the_fact_earns_its_sentence_nothing():
     wrong_span = answer_of(("**53%**: ", "It improves accuracy by 35%.", ("p1",), True))
     good, bad = right_and_wrong(q, right, wrong_span)
     assert bad["key_facts"] == 0.0 and bad["accuracy"] == 0.0
+    assert grade(q, wrong_span, PAPERS)["failures"][0]["code"] == "fact under a wrong lead"
