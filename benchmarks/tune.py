@@ -1,8 +1,9 @@
 """Fit how the offline answer is laid out (how many sentences, which verdict) on the DEV split,
 and only on it (the reader's weights are fitted by `rag train-reader`): this script never
-opens the test split (a test holds it to that). Prints dev at the current defaults and at the
-fitted values. Test is scored by `rag eval --split test` alone, which leaves a line in
-eval/ledger.jsonl each time.
+opens the test split (a test holds it to that), and it refuses dev.jsonl if its questions are
+test content (eval/datasets/test_fingerprints.txt), whatever the file is called. Prints dev at
+the current defaults and at the fitted values, with the answers' length beside accuracy. Test
+is scored by `rag eval --split test` alone, which leaves a line in eval/ledger.jsonl each time.
 
     .venv/bin/python benchmarks/tune.py                # offline answerer, coordinate search on dev
     .venv/bin/python benchmarks/tune.py --no-search    # just dev at the current defaults
@@ -25,8 +26,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import indexed_settings  # noqa: E402
-from eval.dataset import DEFAULT_DATASET, Question, load  # noqa: E402
-from eval.run import score_question, summarise  # noqa: E402
+from eval.dataset import DEFAULT_DATASET, Question, load, refuse_test  # noqa: E402
+from eval.run import answer_length, score_question, summarise  # noqa: E402
 from rag.engine import Engine, build_engine, with_reader  # noqa: E402
 
 # What the search may change, and the values it tries (the first pass starts at the defaults).
@@ -43,7 +44,8 @@ REPORTED = (("key facts stated", "key_facts"), ("false abstentions (rate)", "fal
             ("citation precision (gold)", "citation_precision"),
             ("citation recall (gold)", "citation_recall"), ("yes/no verdict", "yes_no_verdict"),
             ("yes/no verdict and reason", "yes_no"), ("list answer precision", "answer_precision"),
-            ("accuracy", "accuracy"), ("p50 ms", "latency_p50_ms"), ("p95 ms", "latency_p95_ms"))
+            ("accuracy", "accuracy"), ("answer words p50", "words_p50"), ("answer words p90", "words_p90"),
+            ("p50 ms", "latency_p50_ms"), ("p95 ms", "latency_p95_ms"))
 
 
 def memoise_retrieval() -> None:
@@ -66,14 +68,23 @@ def with_values(engine: Engine, values: dict[str, float]) -> Engine:
     return with_reader(engine, engine.reader.model, engine.settings.answer.model_copy(update=values))
 
 
+def dev_questions(path: Path = DEFAULT_DATASET, limit: int | None = None) -> list[Question]:
+    """The questions tuned on; refused when they are test content, whatever the file is called."""
+    questions = load(path)
+    refuse_test(questions, "tuned on")
+    return questions[:limit]
+
+
 def evaluate(engine: Engine, questions: list[Question]) -> dict[str, Any]:
     rows = [score_question(engine, q, 10) for q in questions]
     summary = summarise(rows)
+    words = answer_length(rows)
     flat = {name: summary["overall"].get(name) for name in (
         "key_facts", "gold_cited", "yes_no", "yes_no_verdict", "answer_precision", "citation_precision",
         "citation_recall")}
     return flat | {k: summary[k] for k in ("false_abstention_rate", "unanswerable_abstained",
-                                            "accuracy", "latency_p50_ms", "latency_p95_ms")}
+                                            "accuracy", "latency_p50_ms", "latency_p95_ms")} | {
+        "words_p50": words["p50"], "words_p90": words["p90"]}
 
 
 def objective(scores: dict[str, Any]) -> float:
@@ -116,7 +127,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N dev questions")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    dev = load(DEFAULT_DATASET)[: args.limit]
+    dev = dev_questions(limit=args.limit)
     with indexed_settings(args.data_dir) as settings:
         settings = settings.model_copy(update={"llm": settings.llm.model_copy(
             update={"base_url": None, "api_key": None})})

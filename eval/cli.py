@@ -43,7 +43,7 @@ def _judge(settings: Settings, which: str | None, endpoint: Any = None) -> Any:
 def _print(summary: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
-    from eval.report import HEADLINE
+    from eval.report import HEADLINE, words_cell
 
     table = Table(title=f"{summary['questions']} questions, generator {', '.join(summary['generators'])}")
     for name, justify in (("metric", "left"), ("all [95% interval]", "right"),
@@ -56,6 +56,9 @@ def _print(summary: dict[str, Any], console: Any) -> None:
         cells = [f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"]
         cells += ["-" if b.get(key) is None else f"{b[key]:.3f}" for b in summary["by_type"].values()]
         table.add_row(label, *cells)
+        if key == "accuracy":
+            table.add_row("  answer length, words p50 / p90", words_cell(summary.get("answer_words")),
+                          *[words_cell(w) for w in summary.get("answer_words_by_type", {}).values()])
         if key == "yes_no_verdict" and summary.get("yes_no_majority") is not None:
             table.add_row("  majority baseline", f"{summary['yes_no_majority']:.3f}", *[""] * len(summary["by_type"]))
     console.print(table)
@@ -67,10 +70,11 @@ def _print(summary: dict[str, Any], console: Any) -> None:
 
 
 def _after(summary: dict[str, Any], settings: Settings, out: Path, *, judged: Any, seconds: float,
-           export: str | None, test: bool) -> None:
-    """What follows a run: the judge's cost, the RAGAS export, and for the test split the ledger line."""
+           export: str | None, test: tuple[list[Path], int, str] | None) -> None:
+    """What follows a run: the judge's cost, the RAGAS export, and for test content (the split,
+    or any file sharing more than a handful of its questions: ``test`` = the files, how many
+    test questions, the note) the ledger line."""
     from eval import ledger
-    from eval.dataset import SPLITS
 
     if judged is not None:
         click.echo(f"judge: {judged.calls} sentence(s) of {summary['judged']} answer(s) labelled; the run took "
@@ -82,29 +86,31 @@ def _after(summary: dict[str, Any], settings: Settings, out: Path, *, judged: An
         count = write_ragas(out / "ragas.jsonl", load_run(out)[1])
         click.echo(f"wrote {count} RAGAS rows to {out / 'ragas.jsonl'}")
     if test:
-        ledger.append(ledger.entry(summary, settings, SPLITS["test"], out))
-        click.echo(f"test split scored: appended line {len(ledger.read())} to {ledger.LEDGER}; "
-                   "`python -m eval.ledger --write` puts it into docs/evaluation.md")
+        paths, shared, note = test
+        ledger.append(ledger.entry(summary, settings, paths, out, test_questions=shared, note=note))
+        click.echo(f"{shared} test questions scored: appended line {len(ledger.read())} to {ledger.LEDGER}; "
+                   f"`python -m eval.ledger --write` puts it into {ledger.DOC.name}")
     click.echo(f"wrote {out}/results.jsonl, summary.json, report.html")
 
 
 def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int, *,
              split: str | None = None, judge: str | None = None, judge_sample: int | None = None,
              judge_endpoint: Any = None, export: str | None = None, resume: bool = False,
-             limit: int | None = None) -> dict[str, Any]:
-    """Run the harness on a split or dataset files. Scoring the test split appends a ledger line.
+             limit: int | None = None, note: str = "") -> dict[str, Any]:
+    """Run the harness on a split or dataset files. Scoring test content (the test split, or
+    any file sharing more than a handful of its questions) appends a ledger line, with ``note``.
     ``judge_endpoint``: the LLMSettings of --judge llm (the configured endpoint, even when the
     answers come from the offline answerer)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from eval.dataset import SPLITS, load
+    from eval.dataset import HANDFUL, SPLITS, load, shared_with_test
     from eval.run import run
     from rag.engine import build_engine
 
     paths = [SPLITS[split]] if split else (datasets or [SPLITS["dev"]])
-    looks_at_test = any(p.resolve() == SPLITS["test"].resolve() for p in paths)
     questions = [q for path in paths for q in load(path)][:limit]
+    shared = shared_with_test(questions)  # test content under any file name is a look at test
     label = split or "+".join(p.stem for p in paths)
     out = out or PROJECT_ROOT / "eval" / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{label}"
     console = Console(stderr=True)
@@ -125,7 +131,7 @@ def run_eval(settings: Settings, datasets: list[Path], out: Path | None, k: int,
         engine.close()
     _print(summary, Console(width=None if Console().is_terminal else 140))
     _after(summary, settings, out, judged=the_judge, seconds=time.perf_counter() - started,
-           export=export, test=looks_at_test)
+           export=export, test=(paths, shared, note) if shared > HANDFUL else None)
     return summary
 
 
@@ -158,10 +164,11 @@ def _offline(settings: Settings, generator: str | None) -> Settings:
 @click.option("--export", type=click.Choice(["ragas"]), default=None, help="Also write ragas.jsonl")
 @click.option("--resume", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
               help="A stopped run's folder: keep the answers it wrote, answer the rest (same questions and settings)")
+@click.option("--note", default="", help="Said in the ledger line of a look at test (what changed since the last)")
 @click.pass_context
 def eval_group(ctx: click.Context, split: str | None, datasets: tuple[Path, ...], out: Path | None,
                generator: str | None, k: int, limit: int | None, judge: str | None,
-               judge_sample: int | None, export: str | None, resume: Path | None) -> None:
+               judge_sample: int | None, export: str | None, resume: Path | None, note: str) -> None:
     """Score answers on hand-written questions; writes results.jsonl, summary.json, report.html."""
     if ctx.invoked_subcommand is not None:
         return
@@ -174,7 +181,39 @@ def eval_group(ctx: click.Context, split: str | None, datasets: tuple[Path, ...]
         raise click.UsageError("--resume writes into the run it resumes: leave out --out")
     run_eval(_offline(ctx.obj, generator), list(datasets), resume or out, k, split=split, judge=judge,
              judge_sample=judge_sample, judge_endpoint=ctx.obj.llm, export=export, resume=resume is not None,
-             limit=limit)
+             limit=limit, note=note)
+
+
+@eval_group.command("regrade")
+@click.argument("run_dir", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--split", type=click.Choice(["dev"]), default=None, help="The questions the run asked (default dev)")
+@click.option("--dataset", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="Or the question file the run asked")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="The folder of the regraded run")
+@click.pass_obj
+def eval_regrade(settings: Settings, run_dir: Path, split: str | None, dataset: Path | None, out: Path) -> None:
+    """Grade a run's saved answers again with today's metrics (nothing is asked again): what a
+    change of the ruler alone does. Test content is refused: a new ruler on test is a new look,
+    made with `rag eval --split test` so that the ledger has it."""
+    from eval.compare import load_run
+    from eval.dataset import SPLITS, load, refuse_test
+    from eval.regrade import regrade, write
+    from rag.index.library import open_library
+
+    questions = load(dataset or SPLITS[split or "dev"])
+    refuse_test(questions, "regraded: a new ruler on test is a new look, made by `rag eval --split test` "
+                           "so that the ledger has it")
+    _, rows = load_run(run_dir)
+    library = open_library(settings)
+    try:
+        wanted = {c["paper_id"] for r in rows for c in r["citations"]} | {p for q in questions for p in q.gold_papers}
+        summary = write(out, regrade(rows, questions, library.catalog.get_many(wanted)), out.name)
+    finally:
+        library.close()
+    from rich.console import Console
+
+    _print(summary, Console(width=140))
+    click.echo(f"wrote {out}/results.jsonl, summary.json, report.html")
 
 
 @eval_group.command("compare")

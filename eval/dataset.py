@@ -5,8 +5,9 @@ Columns (JSONL keys or a CSV header row); only ``question`` is required:
 - ``question``
 - ``reference_answer``: free text (scored by token F1 only)
 - ``key_facts``: what a right answer must state. JSONL: a list of facts, each a list of
-  alternatives or ``{"any": [...], "near": [...]}`` (the figure counts only in a sentence that
-  also says a near word). CSV: facts separated by ``;``, alternatives by ``|``, or a JSON list.
+  alternatives or ``{"any": [...], "near": [...], "role": [...]}`` (the figure counts only in a
+  clause that also says a near word; the thing only in a clause that gives it its role).
+  CSV: facts separated by ``;``, alternatives by ``|``, or a JSON list.
 - ``gold_papers``: paper ids that answer it (CSV: separated by ``;``)
 - ``gold_phrases``: when you do not know the ids: phrases of the abstracts that answer it;
   every indexed paper whose abstract says one is gold (CSV: separated by ``;``)
@@ -16,13 +17,16 @@ Columns (JSONL keys or a CSV header row); only ``question`` is required:
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rag.errors import InputError
 from rag.settings import PROJECT_ROOT
+from rag.text.lexicon import alnum_words
 
 DATASETS = PROJECT_ROOT / "eval" / "datasets"
 DEFAULT_DATASET = DATASETS / "dev.jsonl"  # what is tuned on
@@ -32,17 +36,50 @@ NEAR_DOMAIN_TAGS = frozenset({"near-domain", "missing-attribute", "invented-name
                               "false-premise"})
 
 
+# One hash per test question (written by build_splits.py): what "test content" is, so that the
+# test split is recognised under any file name without opening it.
+TEST_FINGERPRINTS = DATASETS / "test_fingerprints.txt"
+HANDFUL = 5  # a question file sharing more test questions than this is a look at test
+
+
+def fingerprint(question: str) -> str:
+    """A question's identity, blind to case, spacing and punctuation."""
+    words = " ".join(alnum_words(question.lower()))
+    return hashlib.sha256(words.encode()).hexdigest()[:16]
+
+
+def shared_with_test(questions: Sequence[Question]) -> int:
+    """How many of ``questions`` are test questions (by content, not by file name)."""
+    if not TEST_FINGERPRINTS.exists():
+        raise InputError(f"{TEST_FINGERPRINTS} is missing: run eval/datasets/build_splits.py")
+    sealed = set(TEST_FINGERPRINTS.read_text(encoding="utf-8").split())
+    return sum(fingerprint(q.question) in sealed for q in questions)
+
+
+def is_test_content(questions: Sequence[Question]) -> bool:
+    return shared_with_test(questions) > HANDFUL
+
+
+def refuse_test(questions: Sequence[Question], doing: str) -> None:
+    """InputError when the questions are test content: nothing is chosen on test."""
+    shared = shared_with_test(questions)
+    if shared > HANDFUL:
+        raise InputError(f"{shared} of these {len(questions)} questions are test questions: the test split "
+                         f"is never {doing}; pass dev or your own questions.")
+
+
 class DatasetError(InputError):
     """A question file has bad rows; the message lists each as file:line: reason."""
 
 
 @dataclass(frozen=True)
 class Fact:
-    """One thing a right answer states: any of ``any``; with ``near``, only in a sentence that
-    also says one of the near words."""
+    """One thing a right answer states: any of ``any``; with ``near`` (and ``role``), only in a
+    clause that also says one of the near words (and one of the roles)."""
 
     any: tuple[str, ...]
-    near: tuple[str, ...] = ()
+    near: tuple[str, ...] = ()  # the measure a figure is of ("parameters", "F1")
+    role: tuple[str, ...] = ()  # the part a thing plays ("hard negative")
 
 
 @dataclass(frozen=True)
@@ -66,9 +103,11 @@ class Question:
 
 def _fact(value: Any) -> Fact:
     if isinstance(value, dict):
-        if set(value) - {"any", "near"} or not value.get("any"):
-            raise ValueError('a fact object has "any" (and optionally "near") lists')
-        return Fact(_strings(value["any"], "a fact's any"), _strings(value.get("near", []), "near"))
+        if set(value) - {"any", "near", "role"} or not value.get("any"):
+            raise ValueError('a fact object has "any" (and optionally "near" and "role") lists')
+        role = value.get("role", [])
+        return Fact(_strings(value["any"], "a fact's any"), _strings(value.get("near", []), "near"),
+                    _strings([role] if isinstance(role, str) else role, "role"))
     if isinstance(value, str):
         value = [value]
     return Fact(_strings(value, "a key fact"))

@@ -1,6 +1,8 @@
-"""eval/ledger.jsonl: one line per look at the test split (`rag eval --split test`), with its
-figures and intervals, the git commit, the date and the generator. The test table of
-docs/evaluation.md is generated from it, never typed:
+"""eval/ledger.jsonl: one line per look at test content (`rag eval --split test`, or any question
+file that shares more than a handful of test questions, whatever its name), with its figures
+and intervals, the answers' length, the git commit, the date, the generator, the hash of the
+question file(s) and a note. The test table of docs/evaluation.md is generated from it, never
+typed:
 
     python -m eval.ledger            # print the table from the ledger
     python -m eval.ledger --write    # put it into docs/evaluation.md between the ledger markers"""
@@ -12,15 +14,15 @@ import datetime as dt
 import hashlib
 import json
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from eval.report import HEADLINE
+from eval.report import HEADLINE, words_cell
 from rag.settings import PROJECT_ROOT, Settings
 
 LEDGER = PROJECT_ROOT / "eval" / "ledger.jsonl"
-PAGE = PROJECT_ROOT / "docs" / "evaluation.md"
+DOC = PROJECT_ROOT / "docs" / "evaluation.md"
 BEGIN, END = "<!-- test-ledger:begin -->", "<!-- test-ledger:end -->"
 
 
@@ -42,7 +44,16 @@ def reading(settings: Settings) -> dict[str, Any] | None:
     return {"mode": llm.mode, "abstracts": llm.abstracts, "sentences": llm.sentences} if llm.configured else None
 
 
-def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path, run_dir: Path) -> dict[str, Any]:
+def dataset_hash(paths: Path | Sequence[Path]) -> str:
+    """The content hash of the question file(s) scored (one file: the hash of its bytes)."""
+    digest = hashlib.sha256()
+    for path in [paths] if isinstance(paths, Path) else paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path | Sequence[Path], run_dir: Path, *,
+          test_questions: int | None = None, note: str = "") -> dict[str, Any]:
     figures = {key: {"value": summary["overall"].get(key), "ci": summary["ci"].get(key),
                      "n": summary["n"].get(key)} for _, key in HEADLINE}
     figures["yes_no_majority"] = {"value": summary.get("yes_no_majority"), "ci": None, "n": None}
@@ -54,8 +65,10 @@ def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path, run_dir
             "generator": generator_of(settings), "generators": summary["generators"],
             "llm": reading(settings),
             "split": "test", "questions": summary["questions"],
-            "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest()[:16],
-            "run": str(run_dir), "routes": summary.get("routes", {}), "figures": figures}
+            "test_questions": summary["questions"] if test_questions is None else test_questions,
+            "dataset_sha256": dataset_hash(dataset),
+            "run": str(run_dir), "routes": summary.get("routes", {}), "figures": figures,
+            "answer_words": summary.get("answer_words"), "note": note}
 
 
 def append(line: Mapping[str, Any], path: Path | None = None) -> None:
@@ -101,6 +114,10 @@ def table(lines: list[dict[str, Any]]) -> str:
         if all(c["figures"].get(key, {}).get("value") is None for c in cols):
             continue
         out.append(f"| {label} | " + " | ".join(_fmt(c["figures"].get(key)) for c in cols) + " |")
+        if key == "accuracy":
+            out.append("| answer length, words p50 / p90 | " + " | ".join(
+                words_cell(c.get("answer_words")) if c.get("answer_words") else "(not kept then)"
+                for c in cols) + " |")
     baseline = " | ".join(_fmt(c["figures"].get("yes_no_majority")) for c in cols)
     out.append(f"| yes/no majority baseline | {baseline} |")
     out.append("| latency p50 | " + " | ".join(_fmt(c["figures"].get("latency_p50_ms"), " ms") for c in cols) + " |")
@@ -110,12 +127,11 @@ def table(lines: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def page_with_table(page: str, lines: list[dict[str, Any]]) -> str:
-    """``page`` (docs/evaluation.md's text) with the table between the markers made from ``lines``."""
-    head, sep, rest = page.partition(BEGIN)
+def doc_with_table(doc: str, lines: list[dict[str, Any]]) -> str:
+    head, sep, rest = doc.partition(BEGIN)
     _, sep2, tail = rest.partition(END)
     if not sep or not sep2:
-        raise SystemExit(f"{PAGE.relative_to(PROJECT_ROOT)} has no {BEGIN} ... {END} block")
+        raise SystemExit(f"{DOC} has no {BEGIN} ... {END} block")
     return f"{head}{BEGIN}\n{table(lines)}\n{END}{tail}"
 
 
@@ -125,8 +141,8 @@ def main() -> None:
     args = parser.parse_args()
     lines = read()
     if args.write:
-        PAGE.write_text(page_with_table(PAGE.read_text(encoding="utf-8"), lines), encoding="utf-8")
-        print(f"{PAGE.relative_to(PROJECT_ROOT)}: test table from {len(lines)} ledger line(s)")
+        DOC.write_text(doc_with_table(DOC.read_text(encoding="utf-8"), lines), encoding="utf-8")
+        print(f"{DOC.relative_to(PROJECT_ROOT)}: test table from {len(lines)} ledger line(s)")
     else:
         print(table(lines))
 

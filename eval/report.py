@@ -49,6 +49,11 @@ def _cell(value: float | None, ci: Sequence[float] | None, run: int) -> str:
     return f'<span class="run{run}">{value:.3f}</span>{spread}'
 
 
+def words_cell(length: Mapping[str, Any] | None) -> str:
+    """"p50 / p90" words of the answers given (runs made before the length was kept: "-")."""
+    return f'{length["p50"]:.0f} / {length["p90"]:.0f}' if length and length.get("n") else "-"
+
+
 def headline_table(runs: Sequence[Run]) -> str:
     head = "".join(f'<th class="run{i}">{escape(name)} <small>({s["questions"]} q)</small></th>'
                    for i, (name, _, s) in enumerate(runs))
@@ -62,6 +67,10 @@ def headline_table(runs: Sequence[Run]) -> str:
             label += "<br><small>majority baseline: " + ", ".join(
                 f'{s["yes_no_majority"]:.3f}' for _, _, s in runs if s.get("yes_no_majority") is not None) + "</small>"
         lines.append(f"<tr><td>{label}</td>{cells}</tr>")
+        if key == "accuracy":
+            words = "".join(f'<td class="num"><span class="run{i}">{words_cell(s.get("answer_words"))}</span></td>'
+                            for i, (_, _, s) in enumerate(runs))
+            lines.append(f"<tr><td>answer length, words p50 / p90</td>{words}</tr>")
     p50 = "".join(f'<td class="num"><span class="run{i}">{s["latency_p50_ms"]:.0f} ms</span>'
                   + (f' <span class="ci">[{s["latency_p50_ci"][0]:.0f}, {s["latency_p50_ci"][1]:.0f}]</span>'
                      if s.get("latency_p50_ci") else "") + "</td>" for i, (_, _, s) in enumerate(runs))
@@ -81,6 +90,11 @@ def per_type_table(runs: Sequence[Run]) -> str:
             cells.append('<td class="num">' + "<br>".join(shown) + "</td>")
         if any("-</span>" not in c for c in cells):
             lines.append(f"<tr><td>{label}</td>{''.join(cells)}</tr>")
+        if key == "accuracy":
+            words = ['<td class="num">' + "<br>".join(
+                f'<span class="run{i}">{words_cell(s.get("answer_words_by_type", {}).get(t))}</span>'
+                for i, (_, _, s) in enumerate(runs)) + "</td>" for t in types]
+            lines.append(f"<tr><td>answer length, words p50 / p90</td>{''.join(words)}</tr>")
     counts = "".join("<td class='num'>" + "<br>".join(
         f'<span class="run{i}">{sum(r["type"] == t for r in rows)}</span>' for i, (_, rows, _) in enumerate(runs))
         + "</td>" for t in types)

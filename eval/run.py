@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from eval.dataset import DatasetError, Question
-from eval.grading import answer_scores, claims, fact_results, failures, is_correct
+from eval.grading import answer_scores, checked_claims, claims, fact_results, failures, is_correct
 from eval.judge import Judge
 from eval.ledger import generator_of, reading
 from eval.metrics import (
     abstention_scores,
+    answer_words,
     citation_validity,
     fact_covered,
     hit_at,
@@ -52,7 +53,7 @@ def grade(q: Question, result: Answer, catalogue: Mapping[str, Paper], ranked: S
           judge: Judge | None = None) -> dict[str, Any]:
     """One result line, without timing: every score, the claims and facts, what failed, and the
     passages (cited and gold abstracts) a reader needs to see why."""
-    found = claims(result, catalogue)
+    found = checked_claims(q, claims(result, catalogue, listing=q.type in ("list", "metadata")))
     facts = fact_results(q, found)
     scores: dict[str, float | None] = dict.fromkeys(SCORES)
     scores |= retrieval_scores(ranked, q.gold_papers) | answer_scores(q, result, found, facts)
@@ -79,6 +80,8 @@ def grade(q: Question, result: Answer, catalogue: Mapping[str, Paper], ranked: S
         "passages": {pid: {"label": catalogue[pid].label, "text": catalogue[pid].abstract}
                      for pid in shown if pid in catalogue},
         "removed_sentences": result.removed_sentences, "removed_keys": result.removed_keys,
+        "sentences": [{"text": x.text, "keys": list(x.keys), "score": x.score, "supported": x.supported}
+                      for x in result.sentences],
     }
 
 
@@ -125,12 +128,22 @@ def _block(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> tuple[dic
     return means, cis, counts
 
 
+def answer_length(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | int]:
+    """Words per answer (eval.metrics.answer_words) over the answers given (declines left out):
+    p50 and p90, printed beside every accuracy figure, since a longer answer can buy key facts."""
+    counts = [answer_words(r["answer"]) for r in rows if not r["abstained"]]
+    return {"p50": round(percentile(counts, 50), 1), "p90": round(percentile(counts, 90), 1), "n": len(counts)}
+
+
 def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Every figure overall and per question type, each with its 95% bootstrap interval."""
+    """Every figure overall and per question type, each with its 95% bootstrap interval, and the
+    answers' length in words."""
     overall, ci, counts = _block(rows, SCORES)
-    by_type, by_type_ci = {}, {}
+    by_type, by_type_ci, length_by_type = {}, {}, {}
     for kind in sorted({r["type"] for r in rows}):
-        by_type[kind], by_type_ci[kind], _ = _block([r for r in rows if r["type"] == kind], SCORES)
+        of_kind = [r for r in rows if r["type"] == kind]
+        by_type[kind], by_type_ci[kind], _ = _block(of_kind, SCORES)
+        length_by_type[kind] = answer_length(of_kind)
     verdicts = [r["yes_no"] for r in rows if r.get("yes_no")]
     latency = [r["latency_ms"] for r in rows]
     p50 = interval(latency, "median")
@@ -139,6 +152,7 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         "questions": len(rows), "overall": overall, "ci": ci, "n": counts,
         "by_type": by_type, "by_type_ci": by_type_ci,
+        "answer_words": answer_length(rows), "answer_words_by_type": length_by_type,
         "yes_no_majority": round(max(verdicts.count("yes"), verdicts.count("no")) / len(verdicts), 4)
         if verdicts else None,
         "accuracy": overall["accuracy"], "false_abstention_rate": overall["false_abstention"],

@@ -7,11 +7,18 @@ key fact of the question (eval.metrics.fact_state) in a gold paper. The sentence
 logistic regression over rag.answer.features; the answerability model one over the evidence
 features of rag.answer.reader, fitted on out-of-fold sentence probabilities (5 folds by question),
 so it learns from scores like the ones it will see. Thresholds are chosen on those out-of-fold
-predictions: answerability for at most ``--max-false-abstentions`` of answerable dev questions
-declined, the list threshold for the best F1 of listed papers against gold lists."""
+predictions of the hand-written (dev) questions alone: answerability for at most
+``--max-false-abstentions`` of answerable dev questions declined, the list threshold for the best
+F1 of listed papers against gold lists. The generated questions help fit the weights, but they
+are easier than dev (templates), so a threshold or a figure taken on them would flatter the
+reader: the out-of-fold figures are reported for dev alone, generated alone and pooled.
+
+The test split is refused by its content (eval.dataset.refuse_test), whatever the file is called."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from eval.dataset import DATASETS, Question, load
+from eval.dataset import DATASETS, Question, load, refuse_test
 from eval.metrics import countable_facts, fact_state
 from rag.answer.features import FEATURES, part_features
 from rag.answer.model import MODEL_FILE, Logistic, ReaderModel
@@ -44,6 +51,7 @@ class Example:
     rows: list[np.ndarray]
     labels: np.ndarray
     papers: list[str]  # the candidates' paper ids
+    source: str = "dev"  # "dev" (hand-written questions) or "generated" (template questions)
 
 
 def label(question: Question, text: str, paper_id: str) -> bool:
@@ -53,11 +61,13 @@ def label(question: Question, text: str, paper_id: str) -> bool:
     return any(fact_state(f, text) == "stated" for f in facts)
 
 
-def collect(engine: Engine, questions: Sequence[Question], tick: Callable[[], None]) -> list[Example]:
+def collect(engine: Engine, questions: Sequence[Question], tick: Callable[[], None],
+            sources: Sequence[str] = ()) -> list[Example]:
+    """``sources``: each question's source ("dev" or "generated"), in order; all "dev" when empty."""
     reader = FittedReader(engine.library.embedder, engine.settings.answer, TermStats(engine.library.catalog),
                           ReaderModel.blank(FEATURES, EVIDENCE))
     out = []
-    for q in questions:
+    for i, q in enumerate(questions):
         tick()
         text = clean_question(q.question)
         routed = route(engine.library, text, text)
@@ -74,7 +84,8 @@ def collect(engine: Engine, questions: Sequence[Question], tick: Callable[[], No
         rows = [part_features(intent, part, scored.pool, sv @ v, reader.idf)
                 for part, v in zip(intent.parts, qv, strict=True)]
         labels = np.array([label(q, c.text, c.paper.paper.id) for c in scored.pool])
-        out.append(Example(q, scored, rows, labels, [c.paper.paper.id for c in scored.pool]))
+        out.append(Example(q, scored, rows, labels, [c.paper.paper.id for c in scored.pool],
+                           sources[i] if sources else "dev"))
     return out
 
 
@@ -155,16 +166,37 @@ def choose_list(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarray
     return max(np.linspace(0.05, 0.95, 19), key=f1) if lists else 0.5
 
 
+SOURCES = ("dev", "generated", "pooled")
+
+
+def source_of(path: Path) -> str:
+    """Template questions (eval/generate_training.py) are "generated"; anything else is a
+    hand-written question set, treated as dev."""
+    return "generated" if path.resolve() == GENERATED.resolve() else "dev"
+
+
 def train(engine: Engine, paths: Sequence[Path], c: float = 0.3, max_false: float = 0.03,
-          tick: Callable[[], None] = lambda: None, out: Path = MODEL_FILE) -> dict[str, Any]:
+          tick: Callable[[], None] = lambda: None, out: Path = MODEL_FILE, choose_on: str = "dev") -> dict[str, Any]:
+    """Fit the reader on ``paths`` and write ``out``. Refuses the test split's questions, under
+    any file name (eval.dataset.refuse_test)."""
     started = time.time()
-    questions = [q for path in paths for q in load(path) if q.type != "metadata"]
-    examples = collect(engine, questions, tick)
-    trained = fit(examples, c, max_false, out)
+    loaded = [(q, source_of(path)) for path in paths for q in load(path) if q.type != "metadata"]
+    refuse_test([q for q, _ in loaded], "trained on")
+    examples = collect(engine, [q for q, _ in loaded], tick, [s for _, s in loaded])
+    trained = fit(examples, c, max_false, out, choose_on)
     trained["data"] = [_shown(p) for p in paths]
     trained["seconds"] = round(time.time() - started, 1)
+    trained["weights_sha256"] = weights_hash(ReaderModel.load(out))
     ReaderModel.load(out).with_trained(trained).save(out)
     return trained
+
+
+def weights_hash(model: ReaderModel) -> str:
+    """The hash of what the reader reads with (both models and the thresholds), kept in the
+    manifest: weights edited by hand no longer match it."""
+    data = {"sentence": model.sentence.to_dict(), "answerable": model.answerable.to_dict(),
+            "thresholds": {k: round(v, 6) for k, v in sorted(model.thresholds.items())}}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _shown(path: Path) -> str:
@@ -174,24 +206,59 @@ def _shown(path: Path) -> str:
     return str(resolved.relative_to(root)) if resolved.is_relative_to(root) else str(resolved)
 
 
-def fit(examples: Sequence[Example], c: float, max_false: float, out: Path) -> dict[str, Any]:
-    """Fit both models on collected examples, choose the thresholds out of fold, write ``out``."""
-    probs = out_of_fold(examples, c)
-    x, y, _ = sentence_data(examples)
-    sentence = fit_logistic(x, y, FEATURES, c)
+def gate_probabilities(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarray]],
+                       c: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each question's out-of-fold answerability probability, and its evidence rows."""
     ev = np.vstack([evidence_features(with_probabilities(ex, p)) for ex, p in zip(examples, probs, strict=True)])
     answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
-    gate = fit_logistic(ev, answerable.astype(int), EVIDENCE, c)
     folds = np.random.default_rng(11).permutation(len(examples)) % FOLDS
     p_gate = np.zeros(len(examples))
     for fold in range(FOLDS):
         held = folds == fold
         p_gate[held] = fit_logistic(ev[~held], answerable[~held].astype(int), EVIDENCE, c).probability(ev[held])
-    threshold, gate_figures = choose_answerable(p_gate, answerable, max_false)
+    return p_gate, ev
+
+
+def figures_by_source(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarray]], p_gate: np.ndarray,
+                      threshold: float) -> dict[str, dict[str, Any]]:
+    """The out-of-fold figures at ``threshold`` for dev alone, generated alone and pooled."""
+    answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
+    out: dict[str, dict[str, Any]] = {}
+    for name in SOURCES:
+        keep = np.array([name == "pooled" or ex.source == name for ex in examples])
+        if not keep.any():
+            continue
+        ans, una = keep & answerable, keep & ~answerable
+        out[name] = {
+            "questions": int(keep.sum()), "answerable": int(ans.sum()), "unanswerable": int(una.sum()),
+            "top1_states_a_fact": round(top1([e for e, k in zip(examples, keep, strict=True) if k],
+                                             [p for p, k in zip(probs, keep, strict=True) if k]), 4),
+            "false_abstentions": round(float(np.mean(p_gate[ans] < threshold)), 4) if ans.any() else None,
+            "unanswerable_declined": round(float(np.mean(p_gate[una] < threshold)), 4) if una.any() else None}
+    return out
+
+
+def fit(examples: Sequence[Example], c: float, max_false: float, out: Path, choose_on: str = "dev") -> dict[str, Any]:
+    """Fit both models on collected examples, choose the thresholds on the out-of-fold
+    predictions of ``choose_on`` ("dev": the hand-written questions; "pooled": all), write ``out``."""
+    probs = out_of_fold(examples, c)
+    x, y, _ = sentence_data(examples)
+    sentence = fit_logistic(x, y, FEATURES, c)
+    p_gate, ev = gate_probabilities(examples, probs, c)
+    answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
+    gate = fit_logistic(ev, answerable.astype(int), EVIDENCE, c)
+    chosen = np.array([choose_on == "pooled" or ex.source == "dev" for ex in examples])
+    if not chosen.any():  # only generated questions: nothing else to choose on
+        chosen[:], choose_on = True, "pooled"
+    threshold, _ = choose_answerable(p_gate[chosen], answerable[chosen], max_false)
+    picked = [(ex, p) for ex, p, k in zip(examples, probs, chosen, strict=True) if k]
+    list_threshold = float(choose_list([e for e, _ in picked], [p for _, p in picked]))
+    by_source = figures_by_source(examples, probs, p_gate, threshold)
     trained = {"questions": len(examples), "sentences": int(len(y)), "positive": int(y.sum()), "c": c,
-               "date": time.strftime("%Y-%m-%d"),
-               "cross_validated": {"top1_states_a_fact": round(top1(examples, probs), 4), **gate_figures}}
-    model = ReaderModel(sentence, gate, {"answerable": threshold, "list": float(choose_list(examples, probs))},
-                        trained)
+               "date": time.strftime("%Y-%m-%d"), "thresholds_chosen_on": choose_on,
+               "max_false_abstentions": max_false,
+               "cross_validated": by_source.get("dev", by_source["pooled"]),
+               "cross_validated_by_source": by_source}
+    model = ReaderModel(sentence, gate, {"answerable": threshold, "list": list_threshold}, trained)
     model.save(out)
     return trained

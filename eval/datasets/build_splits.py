@@ -13,6 +13,8 @@ What it does, every time the same way (seed 17):
   stratified by shape (QUOTAS), so that test holds at least 300 questions with 40 yes/no (half
   "no"), 60 unanswerable (40 near-domain), 40 lists and 30 two-part questions, and dev at least
   40 yes/no, 40 lists and 30 two-part questions;
+- writes test_fingerprints.txt, a hash per test question, by which the harness, the reader's
+  training and tune.py recognise test content under any file name without opening test.jsonl;
 - merges the blind support pairs into support_pairs.jsonl, keeping the old pairs' split and
   giving the new ones a split of their own: by paper (both pairs of a paper go to one side),
   balanced per kind.
@@ -27,6 +29,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from eval.dataset import fingerprint  # noqa: E402  (the one definition of a question's identity)
 
 HERE = Path(__file__).resolve().parent
 BLIND = HERE / "blind"
@@ -120,6 +125,7 @@ def build() -> dict[Path, str]:
     pairs = split_pairs(read(HERE / "support_pairs.jsonl"), read(BLIND / "support_pairs.jsonl"))
     return {HERE / "dev.jsonl": write(HERE / "dev.jsonl", dev),
             HERE / "test.jsonl": write(HERE / "test.jsonl", test),
+            HERE / "test_fingerprints.txt": "".join(sorted(f"{fingerprint(r['question'])}\n" for r in test)),
             HERE / "support_pairs.jsonl": write(HERE / "support_pairs.jsonl", pairs)}
 
 

@@ -19,6 +19,15 @@ doesn't didn't isn't aren't wasn't weren't won't wouldn't couldn't shouldn't fai
 failing unable lack lacks lacking rarely seldom hardly barely free""".split())
 # Words that deny what follows them in their clause ("avoids retraining", "instead of prompting").
 DENIALS = frozenset("""eliminates eliminate eliminating avoids avoid avoiding instead rather""".split())
+# The negations that govern only what follows them ("without labels", "no gain", "label-free"):
+# after a fact in its clause, they deny something else ("X identifies the model without training").
+FORWARD_NEGATIONS = frozenset("no none nothing nowhere neither nor without lack lacks lacking free".split())
+# Words that set what follows them apart from the claim ("unlike X", "instead of X", "rather than
+# X", "avoids X": X is not what is claimed). Read by the eval's fact check, where each opens a
+# clause of its own; the answerer's verdict reads DENIALS.
+CONTRASTS = frozenset("unlike instead rather avoid avoids avoiding".split())
+# Phrases that deny the whole clause after them ("it is false that X").
+DENYING_PHRASES = ("it is false that", "it is untrue that", "it is not the case that")
 # Words that deny a change to what their clause is about ("keeps the encoder frozen").
 STATE_DENIALS = frozenset("""frozen freeze freezes freezing fixed unchanged intact untouched""".split())
 # Words that end a negation's scope inside a sentence ("does not X but Y": Y is asserted).

@@ -84,16 +84,16 @@ def _is_str_list(value: object) -> bool:
 
 
 def _is_fact(value: object) -> bool:
-    """A list of alternatives, or {"any": [...], "near": [...]}."""
+    """A list of alternatives, or {"any": [...], "near": [...], "role": [...]}."""
     if isinstance(value, dict):
-        return set(value) <= {"any", "near"} and _is_str_list(value.get("any")) and bool(value["any"]) \
-            and _is_str_list(value.get("near", []))
+        return set(value) <= {"any", "near", "role"} and _is_str_list(value.get("any")) and bool(value["any"]) \
+            and _is_str_list(value.get("near", [])) and _is_str_list(value.get("role", []))
     return _is_str_list(value) and bool(value)
 
 
 def _fact(value: Any) -> Fact:
     if isinstance(value, dict):
-        return Fact(tuple(value["any"]), tuple(value.get("near", ())))
+        return Fact(tuple(value["any"]), tuple(value.get("near", ())), tuple(value.get("role", ())))
     return Fact(tuple(value))
 
 
@@ -265,7 +265,7 @@ def _stated_in(fact: Fact, papers: list[Paper]) -> bool:
 
 def test_every_key_fact_is_stated_in_its_gold_abstract(questions, corpus):
     """So that the metric can credit it: an alternative in one sentence of a gold abstract, not
-    under a negation, with a near word in the same sentence. A list question's i-th fact is in
+    denied in its clause, with its role in that clause and its near word within reach. A list question's i-th fact is in
     its i-th gold paper; a figure is in the paper it is listed under."""
     bad = []
     for n, q in questions:

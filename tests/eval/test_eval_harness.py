@@ -235,21 +235,34 @@ def test_judge_agreement_is_measured_on_the_labelled_pairs(real_index):
 
 @pytest.mark.slow
 def test_every_look_at_the_test_split_appends_a_ledger_line(real_index, tmp_path, monkeypatch):
-    """On a stand-in test split: the real one is scored only by hand, once per choice."""
+    """On a stand-in test split: the real one is scored only by hand, once per choice. A look
+    is recognised by content: a renamed copy leaves a line too, a file sharing no more than a
+    handful of test questions leaves none."""
     from eval import cli as eval_cli
+    from eval import dataset
 
-    stand_in = tmp_path / "test.jsonl"
-    stand_in.write_text("\n".join(DEFAULT_DATASET.read_text().splitlines()[:3]) + "\n")
+    rows = DEFAULT_DATASET.read_text().splitlines()[:3]
+    stand_in, renamed, few = tmp_path / "test.jsonl", tmp_path / "mine.jsonl", tmp_path / "few.jsonl"
+    stand_in.write_text("\n".join(rows) + "\n")
+    renamed.write_text("\n".join(rows) + "\n")
+    few.write_text("\n".join(rows[:2]) + "\n")
+    (tmp_path / "fingerprints.txt").write_text("".join(dataset.fingerprint(q.question) + "\n" for q in load(stand_in)))
     monkeypatch.setitem(SPLITS, "test", stand_in)
+    monkeypatch.setattr(dataset, "TEST_FINGERPRINTS", tmp_path / "fingerprints.txt")
+    monkeypatch.setattr(dataset, "HANDFUL", 2)
     monkeypatch.setattr(ledger, "LEDGER", tmp_path / "ledger.jsonl")
     settings = real_index.model_copy(update={"llm": real_index.llm.model_copy(update={"base_url": None})})
-    for look in (1, 2):
-        eval_cli.run_eval(settings, [], tmp_path / f"run{look}", 10, split="test")
+    eval_cli.run_eval(settings, [], tmp_path / "run1", 10, split="test", note="first look")
+    eval_cli.run_eval(settings, [renamed], tmp_path / "run2", 10)
+    eval_cli.run_eval(settings, [few], tmp_path / "run3", 10)
     lines = ledger.read(tmp_path / "ledger.jsonl")
     assert len(lines) == 2 and lines[0]["generator"] == "offline" and lines[0]["questions"] == 3
+    assert lines[0]["note"] == "first look" and lines[1]["test_questions"] == 3
+    assert lines[0]["dataset_sha256"] == lines[1]["dataset_sha256"] == ledger.dataset_hash(renamed)
     assert re.fullmatch(r"[0-9a-f]{40}|unknown", lines[0]["commit"]) and lines[0]["date"][:2] == "20"
-    assert {"value", "ci", "n"} <= set(lines[0]["figures"]["accuracy"])
+    assert {"value", "ci", "n"} <= set(lines[0]["figures"]["accuracy"]) and lines[0]["answer_words"]["n"] >= 1
     assert "| accuracy |" in ledger.table(lines) and f"`{lines[1]['commit'][:9]}`" in ledger.table(lines)
+    assert "| answer length, words p50 / p90 |" in ledger.table(lines)
 
 
 def test_a_ledger_line_says_how_the_llm_read_and_the_table_names_it(tmp_path):
@@ -268,7 +281,7 @@ def test_a_ledger_line_says_how_the_llm_read_and_the_table_names_it(tmp_path):
 def test_the_evaluation_pages_test_table_is_the_ledgers():
     page = (PROJECT_ROOT / "docs" / "evaluation.md").read_text(encoding="utf-8")
     assert ledger.BEGIN in page, "docs/evaluation.md lost its test-ledger markers"
-    assert ledger.page_with_table(page, ledger.read()) == page, \
+    assert ledger.doc_with_table(page, ledger.read()) == page, \
         "docs/evaluation.md's test table is not the ledger's: run python -m eval.ledger --write"
 
 
@@ -276,11 +289,11 @@ def test_the_test_table_is_written_between_the_markers_and_nowhere_else():
     page = f"# Evaluation\nbefore\n{ledger.BEGIN}\n| stale |\n{ledger.END}\nafter\n"
     line = {"generator": "offline", "questions": 3, "date": "2026-12-01T00:00:00", "commit": "abcdef0123456",
             "figures": {"accuracy": {"value": 0.5, "ci": [0.25, 0.75], "n": 3}}}
-    written = ledger.page_with_table(page, [line])
+    written = ledger.doc_with_table(page, [line])
     assert written.startswith("# Evaluation\nbefore\n") and written.endswith(f"{ledger.END}\nafter\n")
     assert "| stale |" not in written and "| accuracy | 0.500 [0.25, 0.75] |" in written
     with pytest.raises(SystemExit, match="docs/evaluation.md has no"):
-        ledger.page_with_table("# no markers\n", [line])
+        ledger.doc_with_table("# no markers\n", [line])
 
 
 def test_tune_never_names_the_test_split():

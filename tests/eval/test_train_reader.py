@@ -11,10 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from eval.dataset import SPLITS
-from eval.train_reader import train
+from eval.dataset import SPLITS, load
+from eval.train_reader import collect, top1, train
 from rag.answer.model import ReaderModel
 from rag.engine import answer, build_engine, with_reader
+from rag.errors import InputError
 from rag.index.library import open_library
 from rag.ingest.pipeline import ingest
 from rag.settings import Settings
@@ -94,15 +95,51 @@ def test_training_writes_weights_and_thresholds_an_engine_answers_with(engine, q
     assert stated >= len(PAPERS) - 2
 
 
-def test_a_reader_fitted_on_other_questions_has_other_weights(engine, questions, tmp_path):
-    out = tmp_path / "reader.json"
-    train(engine, [questions], out=out)
-    assert not np.allclose(ReaderModel.load(out).sentence.coef, ReaderModel.load().sentence.coef)
+def _write(path, facts: dict[str, str]):
+    """The invented questions, each answerable one asking for ``facts[pid]``."""
+    rows = [{"id": f"a{pid}", "question": q, "gold_papers": [pid], "reference_answer": facts[pid],
+             "key_facts": [[facts[pid]]], "type": "single", "tags": []} for pid, _, _, _, q in PAPERS]
+    rows += [{"id": f"u{i}", "question": q, "gold_papers": [], "reference_answer": "", "key_facts": [],
+              "type": "unanswerable", "tags": ["out-of-scope"]} for i, q in enumerate(UNANSWERABLE)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _top1(engine, questions, model: ReaderModel) -> float:
+    """Share of the questions whose best sentence, by ``model``, states their key fact."""
+    examples = collect(engine, load(questions), lambda: None)
+    return top1(examples, [[model.sentence.probability(rows) for rows in ex.rows] for ex in examples])
+
+
+def test_the_weights_follow_the_questions_they_are_fitted_on(engine, questions, tmp_path):
+    """Refitting on the same questions gives the same weights; questions whose facts are another
+    sentence ("two public datasets") give other weights, and each model picks the sentences its
+    own questions labelled. Random weights fail every part of this."""
+    fitted, again, other = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    train(engine, [questions], out=fitted)
+    train(engine, [questions], out=again)
+    evaluated = _write(tmp_path / "evaluated.jsonl", dict.fromkeys((p[0] for p in PAPERS), "two public datasets"))
+    train(engine, [evaluated], out=other)
+    mine, theirs = ReaderModel.load(fitted), ReaderModel.load(other)
+    assert np.array_equal(mine.sentence.coef, ReaderModel.load(again).sentence.coef), "a rerun is the same fit"
+    assert not np.allclose(mine.sentence.coef, theirs.sentence.coef)
+    assert _top1(engine, questions, mine) >= 0.8 > _top1(engine, questions, theirs)
+    assert _top1(engine, evaluated, theirs) >= 0.8 > _top1(engine, evaluated, mine)
+
+
+def test_test_content_is_never_trained_on_under_any_name(tmp_path):
+    copy = tmp_path / "my_questions.jsonl"
+    copy.write_text(SPLITS["test"].read_text())
+    with pytest.raises(InputError, match="never trained on"):
+        train(None, [copy], out=tmp_path / "r.json")  # type: ignore[arg-type]  (refused before any reading)
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_the_test_split_is_never_trained_on(tmp_path):
-    result = CliRunner().invoke(cli, ["train-reader", "--dataset", str(SPLITS["test"]),
-                                      "--out", str(tmp_path / "r.json")],
-                                env={"RAG_DATA_DIR": str(tmp_path / "index")})
-    assert result.exit_code != 0 and "never trained on" in result.output
+    renamed = tmp_path / "dev_extra.jsonl"
+    renamed.write_text(SPLITS["test"].read_text())
+    for given in (SPLITS["test"], renamed):
+        result = CliRunner().invoke(cli, ["train-reader", "--dataset", str(given), "--out", str(tmp_path / "r.json")],
+                                    env={"RAG_DATA_DIR": str(tmp_path / "index")})
+        assert result.exit_code != 0 and "never trained on" in result.output
     assert not (tmp_path / "r.json").exists()

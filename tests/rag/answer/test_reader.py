@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
+from eval.dataset import Fact, Question
+from eval.train_reader import collect, weights_hash
 from rag.answer.intent import parse_intent
 from rag.answer.model import MODEL_FILE, ReaderModel
 from rag.answer.verdict import yes_or_no
@@ -72,8 +75,31 @@ def test_a_contrast_in_plain_english_is_not_a_denial():
     assert yes_or_no(part, "GlimmerNet does not fine-tune the encoder.") == "No"
 
 
-def test_the_weights_are_a_data_file_written_by_the_training_command():
+def test_the_weights_are_a_data_file_written_by_the_training_command(engine):
+    """The shipped weights are the training command's: the manifest names its data (never
+    test), carries dev's own out-of-fold figures and the hash of the weights, and the weights
+    pick the answering sentence on a corpus they never saw. Random weights fail the hash, and
+    the reading too."""
     model = ReaderModel.load(MODEL_FILE)
     assert model.trained.get("data") and "test" not in " ".join(model.trained["data"])
     assert len(model.sentence.coef) == len(model.sentence.features) > 20
     assert 0 < model.threshold("answerable", -1) < 1
+    assert model.trained["weights_sha256"] == weights_hash(model), "weights edited by hand, not by rag train-reader"
+    by_source = model.trained["cross_validated_by_source"]
+    assert model.trained["cross_validated"] == by_source["dev"] and {"generated", "pooled"} <= set(by_source)
+    questions = [Question(f"k{i}", text, (pid,), "", (Fact((fact,)),), "single", ()) for i, (text, pid, fact) in
+                 enumerate(READ)]
+    examples = collect(engine, questions, lambda: None)
+    assert len(examples) == len(READ)
+    # about 11 candidate sentences each: random weights put the answer in their top two about once in six
+    missed = [ex.question.question for ex in examples
+              if not ex.labels[np.argsort(-model.sentence.probability(ex.rows[0]))[:2]].any()]
+    assert not missed, f"the shipped weights do not read: {missed}"
+
+
+READ = [("By how much does QuillKV reduce KV cache memory?", "kv-a", "71%"),
+        ("What does FernCache evict from the KV cache?", "kv-b", "unimportant tokens"),
+        ("How does LarkMerge compress the KV cache?", "kv-c", "merges similar key-value pairs"),
+        ("What does TideNet forecast?", "other-1", "coastal flood levels"),
+        ("What accuracy does WingSort reach on the museum dataset?", "other-2", "93%"),
+        ("By how much does GlacierSeg improve IoU?", "other-3", "6 points")]
