@@ -1,4 +1,4 @@
-"""The page as a researcher keeps it open, in Debian's Chromium (see tests/test_web_page.py for
+"""The page as a researcher keeps it open, in Debian's Chromium (see tests/service/test_web_page.py for
 the browser set-up, reused here): a list question answered as Markdown (no raw asterisks) with
 an evidence table (sortable, copied as Markdown), export links that our own readers parse
 back, "How does the second one work?" answered about the first answer's second source, "it"

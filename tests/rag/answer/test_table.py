@@ -1,6 +1,6 @@
 """The evidence table of list and comparison answers: one row per cited paper with its figure,
 what the figure measures, on what, and the cited passage; built from the checked answer only;
-in the JSON answer and as a Slack table block. (The page's table: tests/test_web_page_tour.py.)"""
+in the JSON answer and as a Slack table block. (The page's table: tests/service/test_web_page_tour.py.)"""
 
 from __future__ import annotations
 
