@@ -1,0 +1,60 @@
+"""The offline composer lays out a hand-built Reading: no embedder, no index. It leads with the
+span the best sentence holds, lists one line per qualifying paper, names a part nothing answers,
+and writes nothing when the reader says the abstracts do not answer."""
+
+from __future__ import annotations
+
+from rag.answer.evidence import Reading, Sentence
+from rag.answer.features import FEATURES
+from rag.answer.intent import parse_intent
+from rag.answer.model import ReaderModel
+from rag.answer.offline import OfflineComposer
+from rag.answer.reader import EVIDENCE
+from rag.settings import AnswerSettings
+from rag.types import Evidence, Paper, ScoredPaper
+
+BLANK = ReaderModel.blank(FEATURES, EVIDENCE)
+MODEL = ReaderModel(BLANK.sentence, BLANK.answerable, {"list": 0.5, "part": 0.3})
+
+
+def scored(pid: str, text: str, method: str | None = None) -> ScoredPaper:
+    return ScoredPaper(Paper(pid, text, text, method=method), 1.0, similarity=0.6)
+
+
+ORBIT = scored("p1", "OrbitNet predicts drag. It lowers the error by 12% on three datasets.", "OrbitNet")
+KELP = scored("p2", "KelpCodec compresses survey images. It reduces storage by 40% on two archives.", "KelpCodec")
+REEF = scored("p3", "We study reef fish counts from video.", None)
+
+
+def reading(question: str, *sentences: tuple[ScoredPaper, str, float, bool], reason: str = "") -> Reading:
+    intent = parse_intent(question)
+    ranked = tuple(sorted((Sentence(p, t, s, h) for p, t, s, h in sentences), key=lambda s: -s.score))
+    return Reading(tuple((part, ranked) for part in intent.parts), (ORBIT, KELP, REEF), reason, intent)
+
+
+def compose(question: str, r: Reading):  # type: ignore[no-untyped-def]
+    return OfflineComposer(AnswerSettings(), MODEL).generate(question, r, Evidence(r.papers))
+
+
+def test_a_figure_question_leads_with_the_figure_the_best_sentence_holds():
+    q = "By how much does OrbitNet lower the error?"
+    draft = compose(q, reading(q, (ORBIT, "It lowers the error by 12% on three datasets.", 0.9, True),
+                               (ORBIT, "OrbitNet predicts drag.", 0.2, False)))
+    first = draft.sentences[0]
+    assert first.prefix == "**12%**: " and first.paper_ids == ("p1",)
+
+
+def test_a_list_question_gets_one_line_per_qualifying_paper_and_leaves_out_the_rest():
+    q = "Which papers reduce storage or error?"
+    draft = compose(q, reading(q, (KELP, "It reduces storage by 40% on two archives.", 0.8, True),
+                               (ORBIT, "It lowers the error by 12% on three datasets.", 0.7, True),
+                               (REEF, "We study reef fish counts from video.", 0.1, True)))
+    assert [s.paper_ids for s in draft.sentences] == [("p2",), ("p1",)]
+    assert all(s.prefix.startswith("- ") for s in draft.sentences)
+
+
+def test_nothing_is_written_when_the_reader_says_the_abstracts_do_not_answer():
+    q = "What does OrbitNet cost to train?"
+    draft = compose(q, reading(q, (ORBIT, "OrbitNet predicts drag.", 0.1, False),
+                               reason="the closest abstracts give no figure for: cost"))
+    assert draft.abstained and draft.sentences == () and "no figure" in draft.reason
