@@ -43,6 +43,19 @@ def write_papers(path: Path, rows: list[dict] = INVENTED_PAPERS) -> Path:
     return path
 
 
+def index_papers(settings, folder: Path, rows: list[dict], name: str = "papers"):  # type: ignore[no-untyped-def]
+    """``rows`` written to ``folder`` and indexed into ``settings`` with the real offline embedder."""
+    from rag.index.library import open_library
+    from rag.ingest.pipeline import ingest
+
+    library = open_library(settings)
+    try:
+        ingest(library, [write_papers(folder / f"{name}.jsonl", rows)])
+    finally:
+        library.close()
+    return settings
+
+
 def ingest_with_fake_embedder(settings, *paths: Path):  # type: ignore[no-untyped-def]
     """Ingest ``paths`` with the fake embedder; the report and the ids the catalogue then holds."""
     from rag.index.library import open_library

@@ -10,16 +10,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
+from rag.testing.live import running
 from service.app import create_app
 
 pytestmark = pytest.mark.integration
@@ -45,30 +41,8 @@ def _require_browser() -> None:
 @pytest.fixture(scope="module")
 def base_url(real_index) -> Iterator[str]:  # type: ignore[no-untyped-def]
     _require_browser()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(real_index), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as reply:
-                if reply.status == 200:
-                    break
-        except OSError:
-            pass
-        assert thread.is_alive(), "uvicorn stopped before it answered /healthz"
-        assert time.monotonic() < deadline, "uvicorn did not answer /healthz within 120 s"
-        time.sleep(0.2)
-    yield url
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with running(create_app(real_index), ready="/healthz") as url:
+        yield url
 
 
 @pytest.fixture

@@ -13,22 +13,18 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from rag.index.collections import in_collection
 from rag.ingest.formats import read_file
 from rag.settings import Settings
+from rag.testing.live import running
 from service.app import create_app
 from tests.service.test_web_page import TIMEOUT_MS, _require_browser, page  # noqa: F401 (the page fixture)
-from tests.support import FOLLOWUP_LIST_QUESTION, FOLLOWUP_PAPERS, INVENTED_PAPERS, QUESTION, write_papers
+from tests.support import FOLLOWUP_LIST_QUESTION, FOLLOWUP_PAPERS, INVENTED_PAPERS, QUESTION, index_papers
 
 pytestmark = pytest.mark.integration
 NAMES = {p["id"]: p["title"].split(":")[0] for p in FOLLOWUP_PAPERS if "title" in p}
@@ -37,42 +33,13 @@ NAMES = {p["id"]: p["title"].split(":")[0] for p in FOLLOWUP_PAPERS if "title" i
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """The app over the invented corpus (real embedder) on a loopback port."""
-    from rag.index.library import open_library
-    from rag.ingest.pipeline import ingest
-
     _require_browser()
     folder = tmp_path_factory.mktemp("tour")
-    settings = Settings(data_dir=folder / "index")
-    library = open_library(settings)
-    try:
-        ingest(library, [write_papers(folder / "papers.jsonl", FOLLOWUP_PAPERS)])
-    finally:
-        library.close()
-    other = open_library(in_collection(settings, "other"))  # a second collection: the page's picker
-    try:
-        ingest(other, [write_papers(folder / "other.jsonl", INVENTED_PAPERS)])
-    finally:
-        other.close()
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/readyz", timeout=2) as reply:
-                if reply.status == 200:
-                    break
-        except OSError:
-            pass
-        assert thread.is_alive() and time.monotonic() < deadline, "the app did not start"
-        time.sleep(0.2)
-    yield url
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    settings = index_papers(Settings(data_dir=folder / "index"), folder, FOLLOWUP_PAPERS)
+    # a second collection: the page's picker
+    index_papers(in_collection(settings, "other"), folder, INVENTED_PAPERS, name="other")
+    with running(create_app(settings), ready="/readyz") as url:
+        yield url
 
 
 def ask(page, text: str, index: int):  # type: ignore[no-untyped-def]  # noqa: F811

@@ -18,8 +18,6 @@ from fastapi.testclient import TestClient
 
 from cli.main import cli
 from rag.engine import answer, build_engine
-from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
 from rag.retrieve.followups import resolve, turn_of
 from rag.settings import Settings
 from rag.testing.fake_slack import BOT_USER, TEAM, FakeSlack, sign
@@ -28,7 +26,7 @@ from service.app import create_app
 from service.rendering import reference_list, sources_in
 from service.slack import mount_slack
 from service.slack_blocks import SlackSettings
-from tests.support import FOLLOWUP_LIST_QUESTION, FOLLOWUP_PAPERS, write_papers
+from tests.support import FOLLOWUP_LIST_QUESTION, FOLLOWUP_PAPERS, index_papers
 
 NAMES = {p["id"]: p["title"].split(":")[0] for p in FOLLOWUP_PAPERS if "title" in p}
 LISTED = Turn(FOLLOWUP_LIST_QUESTION, ("arc-1", "arc-2", "arc-3"))
@@ -99,13 +97,7 @@ def test_the_reference_list_carries_the_sources_back_from_a_message():
 def index(tmp_path_factory) -> Settings:
     """The invented corpus, indexed with the real offline embedder (five short abstracts)."""
     folder = tmp_path_factory.mktemp("followups")
-    settings = Settings(data_dir=folder / "index")
-    library = open_library(settings)
-    try:
-        ingest(library, [write_papers(folder / "papers.jsonl", FOLLOWUP_PAPERS)])
-    finally:
-        library.close()
-    return settings
+    return index_papers(Settings(data_dir=folder / "index"), folder, FOLLOWUP_PAPERS)
 
 
 @pytest.fixture(scope="module")

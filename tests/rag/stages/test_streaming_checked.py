@@ -54,7 +54,8 @@ def openai_stream(base_url: str) -> tuple[str, list]:
     return "".join(c.choices[0].delta.content or "" for c in chunks if c.choices), chunks
 
 
-def sse_events(base_url: str) -> list[tuple[str, dict]]:
+def sse_events(base_url: str, on_event=None) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
+    """The /api/ask stream's events, read as they arrive (``on_event`` sees each at once)."""
     out = []
     with httpx.stream("POST", f"{base_url}/api/ask", timeout=60,
                       json={"question": QUESTION, "stream": True}) as response:
@@ -64,6 +65,8 @@ def sse_events(base_url: str) -> list[tuple[str, dict]]:
                 event = line.removeprefix("event: ")
             elif line.startswith("data: "):
                 out.append((event, json.loads(line.removeprefix("data: "))))
+                if on_event:
+                    on_event(out)
     return out
 
 
@@ -120,20 +123,15 @@ def test_the_first_checked_sentence_is_sent_before_the_model_has_finished(base_u
     model_server.reply = f"{FIRST} [1]. {SECOND} [1]."
     model_server.hold_after, model_server.release = "formulates", threading.Event()
     model_server.finished.clear()
-    events = []
+
+    def first_is_sent_while_the_model_is_held(events):  # type: ignore[no-untyped-def]
+        if len(events) == 1:
+            assert events[0] == ("delta", {"text": f"{FIRST}. [1]"})
+            assert not model_server.finished.is_set(), "sent before the model finished"
+            model_server.release.set()
+
     try:
-        with httpx.stream("POST", f"{base_url}/api/ask", timeout=60,
-                          json={"question": QUESTION, "stream": True}) as response:
-            event = None
-            for line in response.iter_lines():
-                if line.startswith("event: "):
-                    event = line.removeprefix("event: ")
-                elif line.startswith("data: "):
-                    events.append((event, json.loads(line.removeprefix("data: "))))
-                    if len(events) == 1:
-                        assert event == "delta" and events[0][1]["text"] == f"{FIRST}. [1]"
-                        assert not model_server.finished.is_set(), "sent before the model finished"
-                        model_server.release.set()
+        events = sse_events(base_url, first_is_sent_while_the_model_is_held)
     finally:
         model_server.hold_after = None
         model_server.release.set()
