@@ -115,8 +115,8 @@ async def _chunks(events, completion_id: str, log: ConversationLog,  # type: ign
     citations in the last chunk, then `[DONE]`. OpenAI deltas can only append: when the final
     answer does not go on from the sentences sent (a fallback after some were sent), a chunk
     marked `"replace": true` appends "(Revised answer)" and the final text, and the last chunk's
-    `answer` is the final text alone. Always ends in `[DONE]`: always: a failure midway is an `error` payload,
-    which OpenAI clients raise as an APIError."""
+    `answer` is the final text alone. The sources follow as a Markdown list. Always ends in
+    `[DONE]`: a failure midway is an `error` payload, which OpenAI clients raise as an APIError."""
     yield _chunk(completion_id, {"role": "assistant", "content": ""})
     streamed = False
     try:
