@@ -10,7 +10,8 @@ import pytest
 
 from rag.errors import IndexMismatchError
 from rag.index.library import open_library
-from rag.ingest.pipeline import ingest, rebuild
+from rag.ingest.pipeline import ingest
+from rag.ingest.rebuild import rebuild
 from rag.settings import ChunkingSettings, Settings
 from tests.fakes import FakeEmbedder, InterruptingEmbedder
 
@@ -141,7 +142,7 @@ def test_interrupted_ingest_is_completed_by_the_next_run(settings, corpus_copy, 
 
 def test_a_second_writer_is_refused_while_one_ingest_runs(settings, corpus_copy):
     from rag.errors import StoreError
-    from rag.ingest.pipeline import writer_lock
+    from rag.ingest.session import writer_lock
 
     with writer_lock(settings.data_dir), pytest.raises(StoreError, match="another `rag ingest`"):
         run(settings, [corpus_copy / "002_c30d0852975d4dec.txt"])

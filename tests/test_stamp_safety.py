@@ -15,7 +15,8 @@ from rag.errors import StoreError
 from rag.index.chroma import chroma_client, collection_names
 from rag.index.library import open_library
 from rag.index.stamp import read_stamp, stamp_path
-from rag.ingest.pipeline import ingest, ingest_files, rebuild
+from rag.ingest.pipeline import ingest, ingest_files
+from rag.ingest.rebuild import rebuild
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
 from tests.fakes import FakeEmbedder
 from tests.support import cited

@@ -7,26 +7,21 @@ not in the catalogue yet, and their vectors (already in Chroma) are reused, not 
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from rag.errors import FormatError, StoreError
-from rag.index.diskspace import writing
+from rag.errors import FormatError
 from rag.index.embedding import Embedder, build_embedder, embed_batched
-from rag.index.lease import shared_lease
 from rag.index.library import Library, open_library, retarget
 from rag.ingest.formats import Problem, read_file, scan
-from rag.ingest.generation import begin, finish
 from rag.ingest.origins import Origins, origin_of
 from rag.ingest.papers import DuplicateFinder, merge, text_hash, undo_stale_merges
+from rag.ingest.session import writer_session
 from rag.settings import Settings
 from rag.types import Chunk, Paper
 
@@ -69,43 +64,16 @@ def count_lines(path: Path) -> int:
         return 0
 
 
-@contextmanager
-def writer_lock(data_dir: Path, wait: float = 0.0) -> Iterator[None]:
-    """One writer at a time: embedded Chroma is thread-safe but not process-safe, so ingest
-    holds an exclusive lock; the HTTP service (any number of workers) only reads. Another
-    writer is waited for up to ``wait`` seconds, then refused."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + max(wait, 0.5)  # a reader testing the lock holds it for microseconds
-    with (data_dir / "writer.lock").open("w") as handle:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it "
-                                     "to finish (or pass --wait SECONDS to wait for it).") from None
-                time.sleep(0.025 if wait < 1 else 0.2)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None,
            batch_size: int = 64, should_stop: StopCheck = lambda: False,
            wait: float = 0.0) -> IngestReport:
     """Add, update and remove papers in the live index in place, then stamp a new generation.
-    The live generation is read once the writer lock is held (``generation.begin``): a library
-    opened before, while a rebuild swapped in other files, is pointed at those first."""
-    settings = lib.settings
-    with writing(settings.data_dir, settings.store.mode == "server"), \
-            shared_lease(settings) as lease, writer_lock(settings.data_dir, wait):
-        start = begin(settings)
-        retarget(lib, start.live)
-        report = _ingest(lib, paths, progress, batch_size, should_stop)
-        report.recovered = start.recovered
-        finish(lib, report, start, lease)
+    The live generation is read once the writer lock is held: a library opened before, while a
+    rebuild swapped in other files, is pointed at those first."""
+    with writer_session(lib.settings, wait=wait) as session:
+        retarget(lib, session.start.live)
+        report = index_files(lib, paths, progress, batch_size, should_stop)
+        session.finish(lib, report)
         return report
 
 
@@ -115,29 +83,19 @@ def ingest_files(settings: Settings, paths: Iterable[Path], progress: Progress |
     """`rag ingest`: the library is opened once the writer lock is held, on the generation the
     stamp names then (or, when the stamp is unreadable, on the one recovered from disk)."""
     embedder = embedder or build_embedder(settings.embedding)  # loads before the lock is taken
-    with writing(settings.data_dir, settings.store.mode == "server"), \
-            shared_lease(settings) as lease, writer_lock(settings.data_dir, wait):
-        start = begin(settings)
-        lib = open_library(settings, embedder=embedder, stamp=start.live)
+    with writer_session(settings, wait=wait) as session:
+        lib = open_library(settings, embedder=embedder, stamp=session.start.live)
         try:
-            report = _ingest(lib, paths, progress, batch_size, should_stop)
-            report.recovered = start.recovered
-            finish(lib, report, start, lease)
+            report = index_files(lib, paths, progress, batch_size, should_stop)
+            session.finish(lib, report)
         finally:
             lib.close()
         return report
 
 
-def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None = None,
-            **options: Any) -> IngestReport:
-    """``rag.ingest.rebuild.rebuild``, found here too."""
-    from rag.ingest.rebuild import rebuild as run
-
-    return run(settings, paths, progress, **options)
-
-
-def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
-            batch_size: int, should_stop: StopCheck) -> IngestReport:
+def index_files(lib: Library, paths: Iterable[Path], progress: Progress | None,
+                batch_size: int, should_stop: StopCheck) -> IngestReport:
+    """Read ``paths`` into ``lib``: the work of a writer session, which the caller holds."""
     started = time.perf_counter()
     report = IngestReport()
     files: list[Path] = []

@@ -19,7 +19,7 @@ import bibtexparser
 from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
+from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
 from rag.ingest.formats.records import Row, to_paper
 from rag.types import Paper
 

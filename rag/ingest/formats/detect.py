@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from rag.ingest.formats import ENCODING_ERRORS
+from rag.ingest.formats.common import ENCODING_ERRORS
 
 HEAD_BYTES = 64 * 1024
 EXTENSIONS = {".txt": "seed", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
+from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
 from rag.ingest.papers import make_paper, seed_id, split_authors
 from rag.types import Paper
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
+from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
 from rag.ingest.formats.csl import from_csl, is_csl
 from rag.ingest.formats.openalex import from_openalex, is_openalex
 from rag.ingest.formats.records import Row, text_of, to_paper
