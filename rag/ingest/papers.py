@@ -28,11 +28,6 @@ def make_paper(paper_id: str, abstract: str, **meta: object) -> Paper:
                  original=original if original != abstract else None, **meta)  # type: ignore[arg-type]
 
 
-def seed_id(file_name: str, line: int) -> str:
-    """Seed-file ids: first three characters of the file name and the 1-based line number."""
-    return f"{file_name[:3]}-{line:04d}"
-
-
 def content_id(abstract: str) -> str:
     """An id for records that come without one: stable for the same abstract text."""
     return "h-" + dedupe_key(abstract)[:12]
@@ -55,7 +50,12 @@ def text_hash(paper: Paper) -> str:
 
 
 def merge(kept: Paper, duplicate: Paper) -> Paper:
-    """Keep the first paper's id and text; fill gaps from the duplicate and remember its id."""
+    """Keep the first paper's id and the fuller text of the two (a shortened copy read first
+    loses nothing of the full abstract read later); fill gaps from the duplicate and remember
+    its id."""
+    if len(duplicate.text.split()) > len(kept.text.split()):
+        kept = replace(kept, abstract=duplicate.abstract, text=duplicate.text,
+                       original=duplicate.original, method=duplicate.method or kept.method)
     return replace(
         kept,
         title=kept.title or duplicate.title,

@@ -19,6 +19,7 @@ from rag.errors import FormatError
 from rag.index.embedding import Embedder, build_embedder, embed_batched
 from rag.index.library import Library, open_library, retarget
 from rag.ingest.formats import Problem, read_file, scan
+from rag.ingest.identity import IdClaims
 from rag.ingest.origins import Origins, origin_of
 from rag.ingest.papers import DuplicateFinder, merge, text_hash, undo_stale_merges
 from rag.ingest.session import writer_session
@@ -51,7 +52,8 @@ class IngestReport:
     generation: int = 0
     recovered: bool = False  # the stamp was unreadable and restored from the newest intact generation
     resumed: bool = False  # a rebuild that took up where a stopped one left off
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # rows skipped, files not read
+    notices: list[Problem] = field(default_factory=list)  # rows kept, with something to say (an id clash)
     seconds: float = 0.0
 
 
@@ -146,11 +148,14 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Ori
     seen: set[str] = set()
     batch: list[Paper] = []
     done_lines = 0
+    origin = origin_of(path)
+    claims = IdClaims(lib.catalog, origins, origin)
     for item in read_file(path, lib.settings.ingest.max_abstract_chars):
         if isinstance(item, Problem):
             log.warning("%s", item)
             report.problems.append(item)
             continue
+        item = claims.settle(item)
         seen.add(item.id)
         batch.append(item)
         if len(batch) >= batch_size:
@@ -161,13 +166,23 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Ori
             done_lines, batch = batch[-1].line or done_lines, []
     _index_batch(lib, batch, finder, report)
     tick("advance", count_lines(path) - done_lines)
-    origin = origin_of(path)
+    report.notices += claims.notices
     origins.claim(origin, seen)
-    stale = origins.release(origin, origins.ids_from(origin) - seen)
+    gone = origins.ids_from(origin) - seen
+    stale = origins.release(origin, gone - _kept_through_aliases(lib, gone, seen))
     if stale:
         lib.vectors.delete(sorted(lib.vectors.chunk_ids(sorted(stale))))
         lib.catalog.remove(stale)
         report.removed += len(stale)
+
+
+def _kept_through_aliases(lib: Library, gone: set[str], seen: set[str]) -> set[str]:
+    """Papers this file no longer gives under their own id but still gives under an id merged
+    into them (an index made when this file's ids were minted by an older rule): kept."""
+    if not gone or not seen:
+        return set()
+    rows = lib.catalog.db.execute("SELECT paper_id, alias FROM aliases")
+    return {paper for paper, alias in rows if paper in gone and alias in seen}
 
 
 def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
