@@ -108,6 +108,17 @@ def test_rag_ingest_after_a_garbage_stamp_recovers_the_newest_generation_and_los
     assert report.recovered and report.generation == 4
 
 
+def test_a_stamp_naming_a_missing_catalogue_is_recovered_not_trusted(tmp_path):
+    settings, before = four_generations(tmp_path)
+    stamp = json.loads(stamp_path(settings).read_text())
+    stamp_path(settings).write_text(json.dumps({**stamp, "generation": 7, "catalog": 7}))
+    with pytest.raises(StoreError, match="papers-g7.sqlite"):
+        read_stamp(settings)
+    report = run_ingest(settings, SEED)  # the case: the bundled files alone
+    assert served_ids(settings) == before, "no paper of the intact catalogue is lost"
+    assert report.recovered
+
+
 def test_a_garbage_stamp_with_no_intact_generation_is_refused_until_a_rebuild(tmp_path):
     settings = settings_for(tmp_path)
     run_ingest(settings, SEED)

@@ -35,7 +35,7 @@ BUNDLED_IDS = Path(__file__).resolve().parent.parent / "assets" / "bundled_ids.t
 def paragraph_key(text: str) -> str:
     """What identifies a plain-text paragraph: its text up to Unicode form and spacing."""
     folded = " ".join(unicodedata.normalize("NFC", text).split())
-    return hashlib.sha256(folded.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(folded.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @cache

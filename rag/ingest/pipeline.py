@@ -147,6 +147,7 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Ori
     resolved path) gave and no longer gives. A file that fails half-way removes nothing."""
     seen: set[str] = set()
     batch: list[Paper] = []
+    merged_here: dict[str, Paper] = {}  # records of this file merged into another paper
     done_lines = 0
     origin = origin_of(path)
     claims = IdClaims(lib.catalog, origins, origin)
@@ -159,34 +160,54 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Ori
         seen.add(item.id)
         batch.append(item)
         if len(batch) >= batch_size:
-            _index_batch(lib, batch, finder, report)
+            _index_batch(lib, batch, finder, report, merged_here)
             if should_stop():
                 raise IngestStopped
             tick("advance", (batch[-1].line or done_lines) - done_lines)
             done_lines, batch = batch[-1].line or done_lines, []
-    _index_batch(lib, batch, finder, report)
+    _index_batch(lib, batch, finder, report, merged_here)
     tick("advance", count_lines(path) - done_lines)
     report.notices += claims.notices
     origins.claim(origin, seen)
     gone = origins.ids_from(origin) - seen
-    stale = origins.release(origin, gone - _kept_through_aliases(lib, gone, seen))
+    renamed = _renamed(lib, gone, merged_here)
+    for old_id, paper in renamed.items():
+        _rename(lib, old_id, paper, finder, report)
+    origins.release(origin, renamed)  # the old id stays, as an alias of the new one
+    stale = origins.release(origin, gone - renamed.keys())
     if stale:
         lib.vectors.delete(sorted(lib.vectors.chunk_ids(sorted(stale))))
         lib.catalog.remove(stale)
         report.removed += len(stale)
 
 
-def _kept_through_aliases(lib: Library, gone: set[str], seen: set[str]) -> set[str]:
-    """Papers this file no longer gives under their own id but still gives under an id merged
-    into them (an index made when this file's ids were minted by an older rule): kept."""
-    if not gone or not seen:
-        return set()
+def _renamed(lib: Library, gone: set[str], merged_here: dict[str, Paper]) -> dict[str, Paper]:
+    """Papers this file no longer gives under their id, whose record it now gives under a new
+    id (an edited plain-text abstract, or an index whose ids an older rule minted): the record
+    was merged into the old paper on its way in. Old id -> the record as read now."""
+    if not gone or not merged_here:
+        return {}
     rows = lib.catalog.db.execute("SELECT paper_id, alias FROM aliases")
-    return {paper for paper, alias in rows if paper in gone and alias in seen}
+    return {paper: merged_here[alias] for paper, alias in rows if paper in gone and alias in merged_here}
+
+
+def _rename(lib: Library, old_id: str, paper: Paper, finder: DuplicateFinder, report: IngestReport) -> None:
+    """Index ``paper`` as itself in place of ``old_id``, which stays as its alias (links and
+    saved ids still resolve)."""
+    lib.vectors.delete(sorted(lib.vectors.chunk_ids([old_id])))
+    lib.catalog.remove([old_id, paper.id])
+    if (paper.id, old_id) in report.merges:
+        report.merges.remove((paper.id, old_id))
+        report.duplicates_merged -= 1
+    _index_batch(lib, [paper], finder, report, {})
+    lib.catalog.save([], [(old_id, paper.id, paper.source, text_hash(paper))], [])
+    report.notices.append(Problem(paper.source, paper.line, f"{old_id} is now {paper.id} (its text "
+                                  f"changed, or its id was minted by an older rule); {old_id} still "
+                                  "finds it"))
 
 
 def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
-                 report: IngestReport) -> None:
+                 report: IngestReport, merged_here: dict[str, Paper]) -> None:
     if not papers:
         return
     report.papers += len(papers)
@@ -201,6 +222,8 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
             report.unchanged += 1
             continue
         kept_id = finder.find(paper)
+        if kept_id is not None and kept_id not in to_save and lib.catalog.get(kept_id) is None:
+            kept_id = None  # a paper removed in this run (renamed) that the finder remembers
         if kept_id is None:
             finder.add(paper)
             to_save[paper.id] = (paper, digest)
@@ -208,6 +231,7 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
         kept, kept_hash = to_save.get(kept_id) or _stored(lib, kept_id)
         to_save[kept.id] = (merge(kept, paper), kept_hash)
         aliases.append((paper.id, kept.id, paper.source, digest))
+        merged_here[paper.id] = paper
         report.duplicates_merged += 1
         report.merges.append((paper.id, kept.id))
     chunks = _write(lib, [p for p, _ in to_save.values()], report)
