@@ -38,8 +38,26 @@ def split_authors(raw: str) -> tuple[tuple[str, ...], bool]:
     raw = _ORG_TAGS.sub("", raw.strip())
     truncated = bool(_ET_AL.search(raw))
     raw = _ET_AL.sub("", raw)
-    parts = re.split(r"\s*;\s*|\s+and\s+|\s*,\s*", raw) if raw else []
-    return tuple(p.strip() for p in parts if p.strip()), truncated
+    return tuple(n for n in _names(raw) if n), truncated
+
+
+def _names(raw: str) -> list[str]:
+    """"A; B" and "A and B" separate names, so a comma inside one is "Last, First" ("Lee, Ann;
+    Ray, Bob" is Ann Lee and Bob Ray); without them commas separate names ("Ann Lee, Bob Ray"),
+    except that two single words ("Lee, Ann") are one name written last name first."""
+    if not raw:
+        return []
+    if re.search(r";|\s+and\s+", raw):
+        return [_first_last(p) for p in re.split(r"\s*;\s*|\s+and\s+", raw) if p.strip()]
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    if len(parts) == 2 and all(len(p.split()) == 1 for p in parts) and not raw.rstrip().endswith("."):
+        return [_first_last(raw)]
+    return parts
+
+
+def _first_last(name: str) -> str:
+    last, comma, first = name.strip().partition(",")
+    return f"{first.strip()} {last.strip()}".strip() if comma else name.strip()
 
 
 def text_hash(paper: Paper) -> str:

@@ -22,7 +22,7 @@ from rag.ingest.formats.common import (
     Reader,
     abstract_problem,
 )
-from rag.ingest.formats.detect import EXTENSIONS, format_of
+from rag.ingest.formats.detect import EXTENSIONS, binary_kind, format_of
 from rag.text.check import bad_text
 from rag.types import Paper
 
@@ -110,7 +110,11 @@ def read_file(path: Path, max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> Itera
     if path.is_dir():
         raise FormatError(f"{path} is a folder; read the files from input_files() one by one.")
     input_files(path)  # refuses a missing file or an unknown format with the known ones listed
-    _, reader = _readers()[format_of(path) or "seed"]
+    name = format_of(path) or "seed"
+    if kind := binary_kind(path):
+        raise FormatError(f"{path.name} is not a {_readers()[name][0].split(' (')[0]} file: it is "
+                          f"{kind}. Nothing was read from it.")
+    _, reader = _readers()[name]
     try:
         for item in reader(path, max_abstract_chars):
             yield _vetted(item)

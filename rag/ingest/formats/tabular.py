@@ -18,6 +18,7 @@ from typing import Any
 
 from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
 from rag.ingest.formats.csl import from_csl, is_csl
+from rag.ingest.formats.detect import sniff
 from rag.ingest.formats.openalex import from_openalex, is_openalex
 from rag.ingest.formats.records import Row, text_of, to_paper
 from rag.types import Paper
@@ -69,7 +70,7 @@ def record_of(item: dict[str, Any]) -> Row:
 
 def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    delimiter = "\t" if sniff(_first_line(path)) == "tsv" or path.suffix.lower() == ".tsv" else ","
     with path.open(encoding="utf-8-sig", errors=ENCODING_ERRORS, newline="") as handle:
         reader = csv.DictReader(handle, delimiter=delimiter)
         if not reader.fieldnames or "abstract" not in [f.strip().lower() for f in reader.fieldnames]:
@@ -86,6 +87,11 @@ def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper 
                 start = reader.line_num + 1
         except csv.Error as exc:
             yield Problem(path.name, start, f"unreadable CSV ({exc}); rest of file skipped")
+
+
+def _first_line(path: Path) -> str:
+    with path.open(encoding="utf-8-sig", errors=ENCODING_ERRORS) as handle:
+        return handle.readline()
 
 
 def _from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
