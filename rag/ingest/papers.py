@@ -8,6 +8,7 @@ from dataclasses import replace
 from rag.index.catalog import Catalog
 from rag.index.catalog_schema import batches
 from rag.index.dedupe import DuplicateFinder
+from rag.text.check import tidy
 from rag.text.clean import content_hash, dedupe_key, normalise
 from rag.text.latex import READABLE_FIELDS, latex_to_text, readable
 from rag.text.names import method_name
@@ -20,12 +21,23 @@ _ET_AL = re.compile(r",?\s*et al\.?\s*$")
 def make_paper(paper_id: str, abstract: str, **meta: object) -> Paper:
     """A Paper with its LaTeX made readable (abstract, title, venue, authors; the original
     abstract kept when it differs), its normalised text and the method name it introduces."""
-    original = abstract.strip()
+    original = tidy(abstract).strip()
     abstract = latex_to_text(original).strip()
     text = normalise(abstract) if abstract else ""
+    meta = {k: _tidied(v) for k, v in meta.items()}
     meta = {k: readable(v) if k in READABLE_FIELDS else v for k, v in meta.items()}
     return Paper(id=paper_id, abstract=abstract, text=text, method=method_name(text),
                  original=original if original != abstract else None, **meta)  # type: ignore[arg-type]
+
+
+def _tidied(value: object) -> object:
+    """NUL, other control characters, bidi overrides (U+202E) and zero-width characters out of a
+    title, venue or author: they hide or reorder what a reader sees."""
+    if isinstance(value, str):
+        return " ".join(tidy(value).split())
+    if isinstance(value, tuple):
+        return tuple(" ".join(tidy(v).split()) if isinstance(v, str) else v for v in value)
+    return value
 
 
 def content_id(abstract: str) -> str:

@@ -22,7 +22,7 @@ from rag.ingest.formats.common import (
     Reader,
     abstract_problem,
 )
-from rag.ingest.formats.detect import EXTENSIONS, binary_kind, format_of
+from rag.ingest.formats.detect import EXTENSIONS, NAMES, binary_kind, format_of
 from rag.text.check import bad_text
 from rag.types import Paper
 
@@ -112,7 +112,7 @@ def read_file(path: Path, max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> Itera
     input_files(path)  # refuses a missing file or an unknown format with the known ones listed
     name = format_of(path) or "seed"
     if kind := binary_kind(path):
-        raise FormatError(f"{path.name} is not a {_readers()[name][0].split(' (')[0]} file: it is "
+        raise FormatError(f"{path.name} is not a {NAMES[name]} file: it is "
                           f"{kind}. Nothing was read from it.")
     _, reader = _readers()[name]
     try:

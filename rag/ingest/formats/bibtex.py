@@ -30,7 +30,7 @@ CONTAINERS = frozenset({"xdata", "set"})  # BibLaTeX data-only entries: never pa
 
 
 def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
-    text = path.read_text(encoding="utf-8-sig", errors=ENCODING_ERRORS)
+    text = path.read_text(encoding="utf-8-sig", errors=ENCODING_ERRORS).replace("\x00", " ")  # NUL ends a C string
     try:
         library = bibtexparser.parse_string(text, parse_stack=[])
     except Exception as exc:  # noqa: BLE001  (the splitter's own failure: the file is unreadable)

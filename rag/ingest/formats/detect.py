@@ -59,6 +59,8 @@ def _table(first: str) -> str | None:
     return None
 
 
+NAMES = {"seed": "plain-text", "jsonl": "JSON Lines", "json": "JSON", "csv": "CSV", "tsv": "TSV",
+         "bibtex": "BibTeX", "ris": "RIS"}
 MAGIC = {b"\x89PNG": "a PNG image", b"%PDF": "a PDF document", b"PK\x03\x04": "a zip archive",
          b"\xff\xd8\xff": "a JPEG image", b"GIF8": "a GIF image"}
 
@@ -71,7 +73,7 @@ def binary_kind(path: Path) -> str | None:
     except OSError:
         return None
     kind = next((what for magic, what in MAGIC.items() if head.startswith(magic)), None)
-    return kind or ("binary data" if b"\x00" in head else None)
+    return kind or ("binary data" if head.count(b"\x00") * 10 > len(head) else None)  # a stray NUL is text
 
 
 def _head(path: Path) -> str:
