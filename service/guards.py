@@ -5,6 +5,7 @@ cap on the bytes of a request body actually read."""
 from __future__ import annotations
 
 import hmac
+import json
 import math
 import time
 from urllib.parse import unquote_to_bytes
@@ -98,6 +99,7 @@ class BodyLimit:
             await problem(413, "body_too_large", BodyTooLarge(self.max_bytes).detail)(scope, receive, send)
             return
         read = 0
+        kept = scope.setdefault("rag.body", [])  # what was read (at most the cap): error messages
 
         async def limited() -> Message:
             nonlocal read
@@ -106,9 +108,27 @@ class BodyLimit:
                 read += len(message.get("body", b""))
                 if read > self.max_bytes:
                     raise BodyTooLarge(self.max_bytes)
+                kept.append(message.get("body", b""))
             return message
 
         await self.app(scope, limited, send)
+
+
+def why_unreadable(scope: Scope) -> str:
+    """Why a body FastAPI could not parse is unreadable: not UTF-8, nested too deeply, or where
+    the JSON breaks."""
+    body = b"".join(scope.get("rag.body", []))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the request body is not UTF-8 (byte 0x{body[exc.start]:02x} at {exc.start}); send UTF-8 JSON."
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "the request body is JSON nested too deeply; send the documented fields (see /docs)."
+    except ValueError as exc:
+        return f"the request body is not valid JSON ({exc}); see /docs."
+    return "the request body could not be read: send UTF-8 JSON."
 
 
 def is_open(path: str, open_paths: list[str]) -> bool:

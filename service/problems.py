@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rag.errors import IndexMismatchError, IndexNotFoundError, InputError, LLMError, RagError, StoreError
-from service.guards import ApiError, problem
+from service.guards import ApiError, problem, why_unreadable
 from service.metrics import LATENCY, REQUESTS
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def install(app: FastAPI) -> None:
         elif exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}; see /docs."
         elif exc.status_code == 400:
-            message = "the request body could not be read: send UTF-8 JSON."
+            message = why_unreadable(request.scope)
         else:
             message = str(exc.detail)
         return problem(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), message,
@@ -61,6 +61,13 @@ def install(app: FastAPI) -> None:
         if first.get("type") == "json_invalid":
             return problem(400, "invalid_body", "the request body is not valid JSON: "
                            f"{(first.get('ctx') or {}).get('error', 'decode error')}.")
+        kind = request.headers.get("content-type", "").split(";")[0].strip() or "none"
+        if first.get("loc") == ("body",) and kind != "application/json":
+            return problem(415, "unsupported_media_type", f"the body was sent as {kind}; send it as "
+                           "JSON with 'Content-Type: application/json'.")
+        if first.get("type") == "extra_forbidden":
+            where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+            return problem(422, "invalid_request", f"unknown field {where!r}; see /docs for the fields.")
         # the deepest error says most; union branch names ("list[ContentPart]") are noise
         where = ".".join(str(p) for p in first.get("loc", ())
                          if p != "body" and not any(c in str(p) for c in "[("))

@@ -26,7 +26,7 @@ def _whole(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-PaperCount: TypeAlias = Annotated[int, Field(ge=1, le=50), BeforeValidator(_whole)]
+PaperCount: TypeAlias = Annotated[int, Field(ge=1, le=50)]  # a count of papers: 5, not 5.0
 TokenCount: TypeAlias = Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_whole)]
 OnlyOne: TypeAlias = Annotated[int, Field(ge=1, le=1), BeforeValidator(_whole)]
 
@@ -35,7 +35,13 @@ class Strict(BaseModel):
     model_config = ConfigDict(strict=True)
 
 
-class FiltersIn(Strict):
+class Closed(Strict):
+    """A body of this service's own: a field it does not know is an error, not ignored."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class FiltersIn(Closed):
     author: Short | None = Field(None, examples=["Zhouhan Lin"])
     year: str | None = Field(None, max_length=20, pattern=YEARS, examples=["2023-2025"],
                              description="2023, 2023-2025, 2023- or -2021")
@@ -43,7 +49,7 @@ class FiltersIn(Strict):
     source: Short | None = Field(None, description="input file name or prefix, e.g. 001")
 
 
-class AskRequest(Strict):
+class AskRequest(Closed):
     question: LongText = Field(..., min_length=1, pattern=VISIBLE,
                                examples=["What does SupReMix use as hard negatives?"])
     filters: FiltersIn | None = None
