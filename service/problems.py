@@ -61,10 +61,10 @@ def install(app: FastAPI) -> None:
         if first.get("type") == "json_invalid":
             return problem(400, "invalid_body", "the request body is not valid JSON: "
                            f"{(first.get('ctx') or {}).get('error', 'decode error')}.")
-        kind = request.headers.get("content-type", "").split(";")[0].strip() or "none"
-        if first.get("loc") == ("body",) and kind != "application/json":
-            return problem(415, "unsupported_media_type", f"the body was sent as {kind}; send it as "
-                           "JSON with 'Content-Type: application/json'.")
+        kind = request.headers.get("content-type", "").split(";")[0].strip()
+        if first.get("loc") == ("body",) and kind and kind != "application/json":
+            return problem(422, "invalid_request", f"the body was sent as {kind}, so it was not read "
+                           "as JSON; send it with 'Content-Type: application/json'.")
         if first.get("type") == "extra_forbidden":
             where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
             return problem(422, "invalid_request", f"unknown field {where!r}; see /docs for the fields.")
@@ -103,6 +103,7 @@ class Observe:
             if not response_started:
                 await problem(500, "internal_error", INTERNAL)(scope, receive, send)
         finally:
-            path = getattr(scope.get("route"), "path", "unmatched")
+            route = scope.get("route")  # its template without converters: /api/papers/{paper_id}
+            path = getattr(route, "path_format", None) or getattr(route, "path", "unmatched")
             REQUESTS.labels(scope.get("method", "?"), path, str(status)).inc()
             LATENCY.labels(path).observe(time.perf_counter() - started)

@@ -26,7 +26,7 @@ def _whole(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-PaperCount: TypeAlias = Annotated[int, Field(ge=1, le=50)]  # a count of papers: 5, not 5.0
+PaperCount: TypeAlias = Annotated[int, Field(ge=1, le=50), BeforeValidator(_whole)]
 TokenCount: TypeAlias = Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_whole)]
 OnlyOne: TypeAlias = Annotated[int, Field(ge=1, le=1), BeforeValidator(_whole)]
 
