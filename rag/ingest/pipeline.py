@@ -199,8 +199,12 @@ def _rename(lib: Library, old_id: str, paper: Paper, finder: DuplicateFinder, re
     if (paper.id, old_id) in report.merges:
         report.merges.remove((paper.id, old_id))
         report.duplicates_merged -= 1
+    counted = report.papers, report.metadata_only  # read once already
     _index_batch(lib, [paper], finder, report, {})
+    report.papers, report.metadata_only = counted
     lib.catalog.save([], [(old_id, paper.id, paper.source, text_hash(paper))], [])
+    with lib.catalog.db:  # duplicates other files merged into the old paper follow it
+        lib.catalog.db.execute("UPDATE aliases SET paper_id = ? WHERE paper_id = ?", (paper.id, old_id))
     report.notices.append(Problem(paper.source, paper.line, f"{old_id} is now {paper.id} (its text "
                                   f"changed, or its id was minted by an older rule); {old_id} still "
                                   "finds it"))
