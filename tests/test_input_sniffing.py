@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from rag.errors import FormatError
 from rag.ingest.formats import Problem, read_file
 from rag.ingest.papers import split_authors
 from rag.types import Paper
@@ -41,8 +40,9 @@ def test_a_csv_saved_as_txt_is_read_as_a_table(tmp_path: Path):
 def test_a_png_named_bib_is_refused_as_not_a_bibtex_file(tmp_path: Path):
     path = tmp_path / "library.bib"
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
-    with pytest.raises(FormatError, match=r"library\.bib is not a BibTeX.*PNG image"):
-        list(read_file(path))
+    (problem,) = list(read_file(path))
+    assert isinstance(problem, Problem) and problem.line is None
+    assert str(problem) == "library.bib: not a BibTeX file: it is a PNG image; nothing was read from it"
 
 
 def test_a_plain_text_file_is_still_read_as_abstracts(tmp_path: Path):

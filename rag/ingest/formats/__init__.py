@@ -112,8 +112,8 @@ def read_file(path: Path, max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> Itera
     input_files(path)  # refuses a missing file or an unknown format with the known ones listed
     name = format_of(path) or "seed"
     if kind := binary_kind(path):
-        raise FormatError(f"{path.name} is not a {NAMES[name]} file: it is "
-                          f"{kind}. Nothing was read from it.")
+        yield Problem(path.name, None, f"not a {NAMES[name]} file: it is {kind}; nothing was read from it")
+        return
     _, reader = _readers()[name]
     try:
         for item in reader(path, max_abstract_chars):
