@@ -13,8 +13,9 @@ LLM is an obedient fake endpoint on loopback (rag/testing/fake_openai.py). The i
 fill. After --warmup seconds, for --seconds (benchmarks/soak_events.py, each from another
 process, as an operator would): `rag ingest` of 40 new papers; `rag ingest --rebuild` raced by a
 plain `rag ingest` 1.6 s later; garbage written to index.json, then `rag ingest` (it recovers);
-a full disk during `rag ingest` (then the same ingest once space is freed); the LLM endpoint
-hanging for a tenth of the run. At the end, the ids served are compared with a clean build of
+a full disk during `rag ingest` (then the same ingest once space is freed); a plain-text file
+edited and ingested again; papers in four non-Latin scripts; duplicate ids in a file and across
+files; the LLM endpoint hanging for a tenth of the run. At the end, the ids served are compared with a clean build of
 the same files.
 
 Printed: requests and latency (p50/p95) per kind, errors by kind and status (goal: 0; a bad
@@ -41,7 +42,7 @@ from pathlib import Path
 
 import httpx
 from common import indexed_settings
-from soak_events import Events, clean_build, ids_of, mount_tmpfs, papers, unmount
+from soak_events import Events, clean_build, ids_of, mount_tmpfs, papers, texts_of, unmount
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -158,6 +159,10 @@ def events(ev: Events, llm: FakeOpenAI, sources: Path, warmup: float, seconds: f
         ev.full_disk(big, mount_point)
     else:
         ev.full_disk_injected(big)
+    at(0.66)
+    ev.edit(sources / "lab_notes.txt")
+    at(0.72)
+    ev.foreign_and_duplicates()
     at(0.8)
     llm.mode = "hang"
     ev.note(f"LLM endpoint hangs for {seconds * 0.1:.0f} s")
@@ -227,7 +232,9 @@ def report(tally: Tally, memory: dict, ev: Events, rate: float, lost: dict) -> N
     missing = sorted(lost["missing"])
     print(f"\npapers (ids) served: {lost['served']}; clean build of the same {lost['files']} files: "
           f"{lost['clean']}; lost: {len(missing)} (goal 0) {missing[:10] or ''}; "
-          f"extra: {len(lost['extra'])}; vectors {lost['vectors']} for {lost['chunks']} chunks")
+          f"extra: {len(lost['extra'])} (goal 0); silently changed (another text under the same id): "
+          f"{len(lost['changed'])} (goal 0) {lost['changed'][:5] or ''}; vectors {lost['vectors']} for "
+          f"{lost['chunks']} chunks")
     print(f"event checks failed: {len(ev.failures)} {ev.failures if ev.failures else ''}")
 
 
@@ -247,8 +254,10 @@ def compare(ev: Events, data_dir: Path, clean_dir: Path) -> dict:
     files = list(dict.fromkeys([Settings().corpus_dir, *ev.files]))
     served, chunks, vectors = ids_of(data_dir)
     clean = clean_build(files, clean_dir)
+    mine, theirs = texts_of(data_dir), texts_of(clean_dir)
+    changed = sorted(i for i in served & clean if mine.get(i) != theirs.get(i))
     return {"served": len(served), "clean": len(clean), "files": len(files), "missing": clean - served,
-            "extra": served - clean, "chunks": chunks, "vectors": vectors}
+            "extra": served - clean, "changed": changed, "chunks": chunks, "vectors": vectors}
 
 
 def main() -> None:

@@ -1,8 +1,10 @@
 """What benchmarks/soak.py does to the index while traffic runs, each as an operator would, from
 another process: a plain ingest; a `--rebuild` raced by a plain ingest started 1.6 s after it;
 a garbage index.json (then a `rag ingest`, which must recover it); a full disk during an ingest
-(then the same ingest once space is freed); and, at the end, the papers served compared with a
-clean build of the same files, by id.
+(then the same ingest once space is freed); a plain-text file edited (abstracts prepended,
+removed, appended) and ingested again; papers in Chinese, Russian, Arabic and Greek without ids;
+duplicate ids inside a file and across files; and, at the end, the papers served compared with a
+clean build of the same files, by id and by text.
 
 The full disk is real: the data directory lives on a small tmpfs the soak mounts (root, or a
 user namespace). Where mounting is impossible, the disk fills by an ENOSPC injected at the
@@ -33,6 +35,39 @@ def papers(path: Path, prefix: str, count: int) -> Path:
                                   f"trained on {100 + 7 * i} field sites in {prefix} survey {i}. It "
                                   f"improves accuracy by {i % 9 + 1}.{i % 7} points over the strongest "
                                   f"{topic} baseline and runs {i % 5 + 2} times faster."}) + "\n")
+    return path
+
+
+WORLD = ["我们提出一种从卫星图像估计湖冰厚度的方法，并在三个冬季的实地测量上评估。",
+         "我们研究大型语言模型在法律问答中的表现，并发布一个包含五千个问题的基准。",
+         "Мы предлагаем метод оценки толщины льда на озёрах по спутниковым снимкам.",
+         "Мы изучаем, как языковые модели отвечают на юридические вопросы.",
+         "نقترح طريقة لتقدير سماكة الجليد في البحيرات من صور الأقمار الصناعية.",
+         "Προτείνουμε μια μέθοδο για την εκτίμηση του πάχους του πάγου σε λίμνες.",
+         "Μελετάμε πώς τα γλωσσικά μοντέλα απαντούν σε νομικές ερωτήσεις."]
+
+
+def plain_text(path: Path, numbers: list[int]) -> Path:
+    """A plain-text (bundled-format) file of long abstracts, one per number, in that order."""
+    paragraphs = [f"We study lab notebook topic {n}: " + " ".join(
+        f"{TOPICS[(n + k) % len(TOPICS)]} measurement {n * 31 + k}" for k in range(12)) + "."
+        for n in numbers]
+    path.write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    return path
+
+
+def world(path: Path) -> Path:
+    path.write_text("".join(json.dumps({"abstract": t}, ensure_ascii=False) + "\n" for t in WORLD),
+                    encoding="utf-8")
+    return path
+
+
+def duplicate_ids(path: Path) -> Path:
+    """``dup-1`` twice with two texts, and ``soak-0`` (which new.jsonl holds) with another text."""
+    rows = [{"id": "dup-1", "abstract": "We map kelp forests from drone images along a rocky coast."},
+            {"id": "dup-1", "abstract": "We count nesting seabirds on cliffs with thermal cameras."},
+            {"id": "soak-0", "abstract": "We date cave paintings with uranium series on calcite crusts."}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
 
@@ -153,6 +188,21 @@ class Events:
         filler.unlink()
         self.ingest(big)
 
+    def edit(self, path: Path) -> None:
+        """A plain-text file ingested, then edited (two abstracts prepended, one removed from the
+        middle, one appended) and ingested again under traffic (issue 27, item 1)."""
+        plain_text(path, list(range(1, 9)))
+        self.ingest(path)
+        plain_text(path, [20, 21, 1, 2, 3, 5, 6, 7, 8, 22])
+        before = self.files.copy()
+        self.ingest(path)
+        self.files = before  # the clean build reads the file once, as it is now
+
+    def foreign_and_duplicates(self) -> None:
+        """Papers in four scripts without ids, and duplicate ids (issue 27, items 2-3)."""
+        self.ingest(world(self.sources / "world.jsonl"))
+        self.ingest(duplicate_ids(self.sources / "duplicates.jsonl"))
+
     def full_disk_injected(self, big: Path) -> None:
         """The same, where no filesystem can be mounted: ENOSPC at the store boundary."""
         from rag.index.diskspace import DiskFullError
@@ -184,6 +234,18 @@ class Events:
             lib.close()
         time.sleep(15)
         self.ingest(big)
+
+
+def texts_of(data_dir: Path) -> dict[str, str]:
+    """Each id the served generation answers to, and the abstract it answers with."""
+    from rag.index.stamp import read_stamp
+    from rag.settings import Settings
+
+    stamp = read_stamp(Settings(data_dir=data_dir))
+    with sqlite3.connect(data_dir / stamp.catalog) as db:
+        texts = {pid: json.loads(record)["abstract"] for pid, record in db.execute("SELECT id, record FROM papers")}
+        texts.update({alias: texts.get(kept, "") for alias, kept in db.execute("SELECT alias, paper_id FROM aliases")})
+    return texts
 
 
 def ids_of(data_dir: Path) -> tuple[set[str], int, int]:

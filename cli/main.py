@@ -122,6 +122,8 @@ def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> Non
     if report.resumed:
         click.echo(f"resumed the stopped rebuild: {report.chunks_reused} chunks it had embedded "
                    "were reused.", err=True)
+    for notice in report.notices:
+        click.echo(f"note: {notice}", err=True)
     for problem in report.problems:
         said = str(problem).removesuffix("; skipped").removesuffix("; file skipped")
         click.echo(f"{'skipped' if problem.line is not None else 'not read:'} {said}", err=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import fcntl
 import logging
 import threading
 import time
@@ -26,6 +25,7 @@ from rag.engine import Engine, build_engine
 from rag.index.library import disagreement, open_library
 from rag.index.snapshots import follow_snapshot, shared_generation, snapshot_token
 from rag.index.stamp import generation_on_disk, read_stamp, stamp_path, stamp_token
+from rag.ingest.session import writing_now
 from rag.llm.client import ChatModel
 from rag.settings import Settings
 
@@ -184,25 +184,11 @@ def _watch(ref: weakref.ref[LiveEngine], stop: threading.Event, interval: float)
         del live
 
 
-def ingest_running(settings: Settings) -> bool:
-    """True while a `rag ingest` holds the writer lock of this data directory."""
-    path = settings.data_dir / "writer.lock"
-    if not path.exists():
-        return False
-    with path.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
-
-
 def index_problem(live: LiveEngine) -> str | None:
     """Why the service cannot answer from its index right now, or None."""
     engine = live.current()
     if live.problem:
         return live.problem
-    if ingest_running(live.settings):
+    if writing_now(live.settings.data_dir):
         return None  # counts move while an ingest writes; the stamp decides afterwards
     return disagreement(engine.library)

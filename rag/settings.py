@@ -201,6 +201,8 @@ class ServiceSettings(Group):
     port: int = Field(8000, ge=1, le=65535, description="port to listen on")
     api_keys: list[SecretStr] = Field(default_factory=list, description="Bearer keys; none = loopback only")
     rate_limit_per_minute: int = Field(120, ge=1, description="requests per key (or client) per minute")
+    wrong_keys_per_minute: int = Field(10, ge=1, le=10_000, description="requests with a missing or "
+                                       "wrong API key one client address may send per minute; then 429")
     max_body_bytes: int = Field(64_000, ge=1_000, description="bytes of a request body read, at most")
     open_paths: list[str] = Field(
         default_factory=lambda: ["/healthz", "/readyz"],

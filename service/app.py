@@ -27,6 +27,7 @@ from service.problems import Observe, install
 from service.routes import ask, export, health, openai_compat, papers
 from service.schemas import problems
 from service.slack import mount_slack
+from service.warmup import WarmUp
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -40,6 +41,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         first = engine if engine is not None else await run_in_threadpool(_first_engine, settings)
         app.state.live = LiveEngine(settings, first)
         app.state.collections = Collections(settings, app.state.live)
+        app.state.warmup = WarmUp()
+        app.state.warmup.start(app.state.live)
         app.state.log = ConversationLog(settings.data_dir / "service.sqlite")
         yield
         app.state.log.close()

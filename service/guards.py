@@ -5,6 +5,7 @@ cap on the bytes of a request body actually read."""
 from __future__ import annotations
 
 import hmac
+import json
 import math
 import time
 from urllib.parse import unquote_to_bytes
@@ -98,6 +99,7 @@ class BodyLimit:
             await problem(413, "body_too_large", BodyTooLarge(self.max_bytes).detail)(scope, receive, send)
             return
         read = 0
+        kept = scope.setdefault("rag.body", [])  # what was read (at most the cap): error messages
 
         async def limited() -> Message:
             nonlocal read
@@ -106,15 +108,35 @@ class BodyLimit:
                 read += len(message.get("body", b""))
                 if read > self.max_bytes:
                     raise BodyTooLarge(self.max_bytes)
+                kept.append(message.get("body", b""))
             return message
 
         await self.app(scope, limited, send)
 
 
+def why_unreadable(scope: Scope) -> str:
+    """Why a body FastAPI could not parse is unreadable: not UTF-8, nested too deeply, or where
+    the JSON breaks."""
+    body = b"".join(scope.get("rag.body", []))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the request body is not UTF-8 (byte 0x{body[exc.start]:02x} at {exc.start}); send UTF-8 JSON."
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "the request body is JSON nested too deeply; send the documented fields (see /docs)."
+    except ValueError as exc:
+        return f"the request body is not valid JSON ({exc}); see /docs."
+    return "the request body could not be read: send UTF-8 JSON."
+
+
 def is_open(path: str, open_paths: list[str]) -> bool:
     """Paths that need no API key: exact matches, or everything under an entry ending in '/'.
-    Slack's endpoints are always open to Bearer-less calls: Slack signs them instead."""
-    if path.startswith("/slack/"):
+    Slack's endpoints are always open to Bearer-less calls: Slack signs them instead. The chat
+    page's own files (``/`` and ``/static/``) hold no data: the page asks for a key, keeps it in
+    the browser and sends it with every API call (docs/operating.md, "The page with API keys")."""
+    if path.startswith(("/slack/", "/static/")) or path == "/":
         return True
     return any(path == p or (p.endswith("/") and path.startswith(p)) for p in open_paths)
 
@@ -125,16 +147,34 @@ class KeyRequired:
 
     def __init__(self, app: ASGIApp, settings: ServiceSettings) -> None:
         self.app, self.settings = app, settings
+        self.wrong = RateLimitItemPerMinute(settings.wrong_keys_per_minute)
+        self.guesses = MovingWindowRateLimiter(MemoryStorage())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self.settings.api_keys and not is_open(
                 scope["path"], self.settings.open_paths):
+            request = Request(scope)
+            address = f"address:{request.client.host if request.client else '?'}"
             try:
-                caller_of(Request(scope), self.settings)
+                if not self.guesses.test(self.wrong, address):
+                    raise self._too_many(address)
+                try:
+                    caller_of(request, self.settings)
+                except ApiError:
+                    self.guesses.hit(self.wrong, address)
+                    raise
             except ApiError as exc:
-                await problem(exc.status, exc.code, exc.message)(scope, receive, send)
+                headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+                await problem(exc.status, exc.code, exc.message, headers)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+    def _too_many(self, address: str) -> ApiError:
+        reset = self.guesses.get_window_stats(self.wrong, address).reset_time
+        wait = max(1, math.ceil(reset - time.time()))
+        return ApiError(429, "too_many_wrong_keys", f"over {self.settings.wrong_keys_per_minute} "
+                        f"requests from this address had a missing or wrong API key in the last "
+                        f"minute; retry in {wait} s with a valid key.", wait)
 
 
 def problem(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:

@@ -23,7 +23,7 @@ from rag.errors import (
     RagError,
     StoreError,
 )
-from service.guards import ApiError, problem
+from service.guards import ApiError, problem, why_unreadable
 from service.metrics import LATENCY, REQUESTS
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def install(app: FastAPI) -> None:
         elif exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}; see /docs."
         elif exc.status_code == 400:
-            message = "the request body could not be read: send UTF-8 JSON."
+            message = why_unreadable(request.scope)
         else:
             message = str(exc.detail)
         return problem(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), message,
@@ -70,6 +70,13 @@ def install(app: FastAPI) -> None:
         if first.get("type") == "json_invalid":
             return problem(400, "invalid_body", "the request body is not valid JSON: "
                            f"{(first.get('ctx') or {}).get('error', 'decode error')}.")
+        kind = request.headers.get("content-type", "").split(";")[0].strip()
+        if first.get("loc") == ("body",) and kind and kind != "application/json":
+            return problem(422, "invalid_request", f"the body was sent as {kind}, so it was not read "
+                           "as JSON; send it with 'Content-Type: application/json'.")
+        if first.get("type") == "extra_forbidden":
+            where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+            return problem(422, "invalid_request", f"unknown field {where!r}; see /docs for the fields.")
         # the deepest error says most; union branch names ("list[ContentPart]") are noise
         where = ".".join(str(p) for p in first.get("loc", ())
                          if p != "body" and not any(c in str(p) for c in "[("))
@@ -105,6 +112,7 @@ class Observe:
             if not response_started:
                 await problem(500, "internal_error", INTERNAL)(scope, receive, send)
         finally:
-            path = getattr(scope.get("route"), "path", "unmatched")
+            route = scope.get("route")  # its template without converters: /api/papers/{paper_id}
+            path = getattr(route, "path_format", None) or getattr(route, "path", "unmatched")
             REQUESTS.labels(scope.get("method", "?"), path, str(status)).inc()
             LATENCY.labels(path).observe(time.perf_counter() - started)

@@ -39,7 +39,13 @@ class Strict(BaseModel):
     model_config = ConfigDict(strict=True)
 
 
-class FiltersIn(Strict):
+class Closed(Strict):
+    """A body of this service's own: a field it does not know is an error, not ignored."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class FiltersIn(Closed):
     author: Short | None = Field(None, examples=["Zhouhan Lin"])
     year: str | None = Field(None, max_length=20, pattern=YEARS, examples=["2023-2025"],
                              description="2023, 2023-2025, 2023- or -2021")
@@ -47,7 +53,7 @@ class FiltersIn(Strict):
     source: Short | None = Field(None, description="input file name or prefix, e.g. 001")
 
 
-class AskRequest(Strict):
+class AskRequest(Closed):
     question: LongText = Field(..., min_length=1, pattern=VISIBLE,
                                examples=["What does SupReMix use as hard negatives?"])
     filters: FiltersIn | None = None

@@ -1,7 +1,8 @@
 """The layout shows the architecture and the imports keep to it: ``rag/`` knows nothing of
 ``service/``, ``eval/`` or ``cli/``, and inside ``rag/`` a stage imports only from the stages
-below it (text < settings < index < ingest, retrieve < answer < llm < engine < live). The
-checker is tested on a planted upward import, so a broken checker cannot pass silently."""
+below it (text < settings < index < ingest, retrieve < answer < llm < engine < live). Inside a
+part, modules import each other without a circle (a lazy import inside a function counts too).
+Both checkers are tested on planted violations, so a broken checker cannot pass silently."""
 
 from __future__ import annotations
 
@@ -58,6 +59,66 @@ def upward_imports(root: Path) -> list[str]:
     return problems
 
 
+def _module_of(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_cycles(root: Path) -> list[str]:
+    """Every circle of imports between modules of ``root/rag`` (each reported once, as
+    ``a -> b -> a``). ``from rag.x import y`` counts as an import of ``rag.x.y`` when that is a
+    module; imports under ``if TYPE_CHECKING:`` are only for the type checker and do not count."""
+    modules = {_module_of(p, root): p for p in (root / "rag").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = set()
+        for module, names in _runtime_imports(path, root):
+            targets = [f"{module}.{n}" for n in names if f"{module}.{n}" in modules] or [module]
+            graph[name] |= {t for t in targets if t in modules and t != name}
+    return _cycles(graph)
+
+
+def _runtime_imports(path: Path, root: Path) -> list[tuple[str, list[str]]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {id(n) for node in ast.walk(tree)
+               if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+               for stmt in node.body for n in ast.walk(stmt)}
+    package = list(path.parent.relative_to(root).parts)
+    out: list[tuple[str, list[str]]] = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            out += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                prefix = ".".join(package[: len(package) - node.level + 1])
+                module = f"{prefix}.{module}" if module else prefix
+            out.append((module, [alias.name for alias in node.names]))
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[str]:
+    found: set[tuple[str, ...]] = set()
+
+    def walk(node: str, trail: list[str]) -> None:
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in trail:
+                loop = trail[trail.index(nxt):]
+                turn = loop.index(min(loop))
+                found.add(tuple(loop[turn:] + loop[:turn]))
+            elif nxt not in done:
+                walk(nxt, trail + [nxt])
+        done.add(node)
+
+    done: set[str] = set()
+    for start in sorted(graph):
+        if start not in done:
+            walk(start, [start])
+    return sorted(" -> ".join([*loop, loop[0]]) for loop in found)
+
+
 def test_rag_imports_only_downwards_and_never_an_entry_point():
     assert upward_imports(PROJECT_ROOT) == []
 
@@ -81,6 +142,28 @@ def test_the_checker_catches_a_planted_upward_import(tmp_path):
     assert any("rag/text/words.py:1 imports rag.answer.intent" in f for f in found)
     assert any("imports rag.llm" in f for f in found)
     assert any("entry point" in f for f in found)
+
+
+def test_no_circle_of_imports_inside_rag():
+    assert import_cycles(PROJECT_ROOT) == []
+
+
+def test_the_checker_catches_a_planted_circle_inside_one_part(tmp_path):
+    for name, text in {"rag/ingest/pipeline.py": "def rebuild():\n    from rag.ingest.rebuild import run\n",
+                       "rag/ingest/rebuild.py": "from rag.ingest.pipeline import _ingest\n",
+                       "rag/ingest/a.py": "from . import b\n",
+                       "rag/ingest/b.py": "from .c import x\n",
+                       "rag/ingest/c.py": "import rag.ingest.a\n",
+                       "rag/ingest/typed.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                              "    from rag.ingest.hinted import X\n",
+                       "rag/ingest/hinted.py": "from rag.ingest.typed import Y\n",
+                       }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert import_cycles(tmp_path) == [
+        "rag.ingest.a -> rag.ingest.b -> rag.ingest.c -> rag.ingest.a",
+        "rag.ingest.pipeline -> rag.ingest.rebuild -> rag.ingest.pipeline",
+    ]
 
 
 def test_no_module_of_rag_is_over_300_lines():

@@ -6,8 +6,8 @@ MinHash and LSH bands: 32 bands of 3 rows make a pair with Jaccard 0.56 a candid
 probability 0.998, one with 0.1 with 0.03 and one with 0.02 with 0.0003. A text candidate is the
 same paper only when one holds most (``containment``) of the other's shingles (a long and a short
 version: the MILABOT pair shares 72% of the shorter one's shingles; unrelated abstracts of the
-bundled corpus stay below Jaccard 0.02) and ``evidence.conflict`` finds nothing that tells them
-apart; never two records of one file unless their ids or texts are identical (``evidence.py``).
+bundled corpus stay below Jaccard 0.02) and ``same_paper.conflict`` finds nothing that tells them
+apart, within one file as across files. A title match merges only when the abstracts agree too.
 The band keys of stored papers live in an indexed catalogue table, so a lookup costs the same at
 1k and at 10M papers. The hash functions are fixed: stored keys must stay comparable.
 """
@@ -15,7 +15,6 @@ The band keys of stored papers live in an indexed catalogue table, so a lookup c
 from __future__ import annotations
 
 import hashlib
-import re
 import zlib
 from collections import Counter
 from collections.abc import Sequence
@@ -24,8 +23,9 @@ from typing import Protocol
 
 import numpy as np
 
-from rag.index.same_paper import conflict, identifiers, same_by_record, same_file, title_key
+from rag.index.same_paper import conflict, identifiers, same_by_record, title_key
 from rag.text.clean import dedupe_key
+from rag.text.lexicon import words_any_script
 from rag.types import Paper
 
 BANDS, ROWS = 32, 3
@@ -33,12 +33,11 @@ MAX_CANDIDATES, CROWDED_BAND = 10, 100
 _RNG = np.random.default_rng(20240611)
 _A = _RNG.integers(1, 2**63, size=(BANDS * ROWS, 1), dtype=np.uint64) | np.uint64(1)
 _B = _RNG.integers(0, 2**63, size=(BANDS * ROWS, 1), dtype=np.uint64)
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def shingle_hashes(text: str, n: int = 5) -> set[int]:
     """Stable 32-bit hashes of the text's n-word shingles (the same in every process)."""
-    words = _WORD.findall(text.lower())
+    words = words_any_script(text)
     grams = (" ".join(words[i : i + n]) for i in range(max(1, len(words) - n + 1)))
     return {zlib.crc32(g.encode()) for g in grams}
 
@@ -87,7 +86,7 @@ class DuplicateFinder:
         for key in band_keys(shingle_hashes(paper.text)):
             self._bands.setdefault(key, []).append(paper.id)
         marks = _record_marks(paper)
-        slim = replace(paper, abstract="", text="") if marks else paper  # ids, title, authors only
+        slim = replace(paper, abstract="", original=None) if marks else paper  # text kept: titles compare it
         for mark in marks:
             self._records.setdefault(mark, slim)
 
@@ -109,19 +108,31 @@ class DuplicateFinder:
             return exact  # identical texts are one paper, in one file too
         for mark in _record_marks(paper):
             other = self._records.get(mark)
-            if other is not None and other.id != paper.id and same_by_record(other, paper):
+            if other is not None and other.id != paper.id and same_by_record(other, paper) \
+                    and (not mark.startswith("title:") or self._same_text(other, paper)):
                 return other.id
         return self._near_identical(paper)
+
+    def _same_text(self, a: Paper, b: Paper) -> bool:
+        """A title match is one paper only when the abstracts agree too (or one has none)."""
+        if not (a.text and b.text):
+            return True
+        return self._share(shingle_hashes(a.text), shingle_hashes(b.text)) >= self.containment \
+            and conflict(a, b) is None
+
+    @staticmethod
+    def _share(mine: set[int], theirs: set[int]) -> float:
+        """How much of the shorter text the longer one holds."""
+        return len(mine & theirs) / max(1, min(len(mine), len(theirs)))
 
     def _near_identical(self, paper: Paper) -> str | None:
         mine = shingle_hashes(paper.text)
         best, best_share = None, self.containment
         for other_id in self._candidates(band_keys(mine), paper.id):
             other = self._papers.get(other_id) or (self.index.get(other_id) if self.index else None)
-            if other is None or not other.text or same_file(other, paper):
+            if other is None or not other.text:
                 continue
-            theirs = shingle_hashes(other.text)
-            share = len(mine & theirs) / max(1, min(len(mine), len(theirs)))
+            share = self._share(mine, shingle_hashes(other.text))
             if share >= best_share and conflict(other, paper) is None:
                 best, best_share = other.id, share
         return best

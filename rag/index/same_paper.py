@@ -2,8 +2,9 @@
 title, identical text, or near-identical text with nothing that tells them apart. What tells two
 records apart: different DOIs (or arXiv ids), a method name, name or figure that each says and the
 other does not (templated abstracts that differ only in "Milfinyolix ... 67%" against
-"Jorqualunix ... 11%"), or author lists where neither is part of the other. Two records of one
-file are one paper only when their ids or texts are identical: a file lists each paper once."""
+"Jorqualunix ... 11%"; a word some text writes in lower case is no name), or author lists that
+share no surname (a list written another way, cut or extended still shares one). A title match
+needs the abstracts to agree too (``dedupe.py``)."""
 
 from __future__ import annotations
 
@@ -43,14 +44,18 @@ def same_file(a: Paper, b: Paper) -> bool:
     return bool(a.source) and a.source == b.source
 
 
-def _marks(text: str) -> tuple[set[str], set[str]]:
+def _marks(text: str, plain: set[str]) -> tuple[set[str], set[str]]:
     """Names (capitalised words that are not plain vocabulary: never written in lower case in
-    the text, not stop words) and figures, lower-cased."""
+    either text, not stop words) and figures, lower-cased."""
     words = _WORD.findall(text)
-    lower = {w for w in words if w.islower()}
     names = {w.lower() for w in words if any(c.isupper() for c in w)
-             and w.lower() not in lower and w.lower() not in STOPWORDS}
+             and w.lower() not in plain and w.lower() not in STOPWORDS}
     return names, {f.replace(",", "") for f in _FIGURE.findall(text)}
+
+
+def _plain_words(*texts: str) -> set[str]:
+    """Words some text writes in lower case: a capital at a sentence start is no name."""
+    return {w for text in texts for w in _WORD.findall(text) if w.islower()}
 
 
 def _each_has_its_own(a: set[str], b: set[str]) -> bool:
@@ -73,7 +78,7 @@ def _ids_conflict(a: Paper, b: Paper) -> str | None:
 
 def _authors_conflict(a: Paper, b: Paper) -> str | None:
     authors_a, authors_b = _surnames(a), _surnames(b)
-    if authors_a and authors_b and not (authors_a <= authors_b or authors_b <= authors_a):
+    if authors_a and authors_b and not authors_a & authors_b:
         return "different author lists"
     return None
 
@@ -85,7 +90,8 @@ def conflict(a: Paper, b: Paper) -> str | None:
     method_a, method_b = method_name(a.text), method_name(b.text)
     if method_a and method_b and method_a.lower() != method_b.lower():
         return f"different method names ({method_a}, {method_b})"
-    (names_a, figures_a), (names_b, figures_b) = _marks(a.text), _marks(b.text)
+    plain = _plain_words(a.text, b.text)
+    (names_a, figures_a), (names_b, figures_b) = _marks(a.text, plain), _marks(b.text, plain)
     if _each_has_its_own(names_a, names_b):
         return "each names something the other does not"
     if _each_has_its_own(figures_a, figures_b):

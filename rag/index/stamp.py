@@ -249,6 +249,12 @@ def read_stamp(settings: Settings) -> Stamp:
     path = stamp_path(settings)
     stamp = read_stamp_file(path, settings.collection)
     if stamp is not None:
+        if stamp.generation and not (settings.data_dir / stamp.catalog).exists() and any(
+                catalog_number(p.name) is not None for p in settings.data_dir.glob("papers*.sqlite")):
+            # another catalogue is there: the stamp is what is wrong (a lost catalogue with none
+            # beside it is a lost file instead, which /readyz reports and `rag ingest` repairs)
+            raise StampError(f"the index stamp {path} names the catalogue {stamp.catalog}, which is "
+                             f"not in {settings.data_dir}; it is not trusted. {RESTORE}")
         return stamp
     if any(catalog_number(p.name) is not None and stamped_generation(p) is not None
            for p in settings.data_dir.glob("papers*.sqlite")):

@@ -45,6 +45,7 @@ class Changes(Protocol):
     repaired: int
     duplicates_merged: int
     generation: int
+    recovered: bool
 
 
 @dataclass(frozen=True)

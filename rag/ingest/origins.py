@@ -40,6 +40,9 @@ class Origins:
             " OR paper_id IN (SELECT alias FROM aliases))", (origin,))
         return {r[0] for r in rows}
 
+    def origins_of(self, paper_id: str) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT origin FROM origins WHERE paper_id = ?", (paper_id,))}
+
     def claim(self, origin: str, ids: Iterable[str]) -> None:
         with self.db:
             self.db.executemany("INSERT OR IGNORE INTO origins (origin, paper_id) VALUES (?, ?)",

@@ -8,6 +8,7 @@ from dataclasses import replace
 from rag.index.catalog import Catalog
 from rag.index.catalog_schema import batches
 from rag.index.dedupe import DuplicateFinder
+from rag.text.check import tidy
 from rag.text.clean import content_hash, dedupe_key, normalise
 from rag.text.latex import READABLE_FIELDS, latex_to_text, readable
 from rag.text.names import method_name
@@ -20,17 +21,23 @@ _ET_AL = re.compile(r",?\s*et al\.?\s*$")
 def make_paper(paper_id: str, abstract: str, **meta: object) -> Paper:
     """A Paper with its LaTeX made readable (abstract, title, venue, authors; the original
     abstract kept when it differs), its normalised text and the method name it introduces."""
-    original = abstract.strip()
+    original = tidy(abstract).strip()
     abstract = latex_to_text(original).strip()
     text = normalise(abstract) if abstract else ""
+    meta = {k: _tidied(v) for k, v in meta.items()}
     meta = {k: readable(v) if k in READABLE_FIELDS else v for k, v in meta.items()}
     return Paper(id=paper_id, abstract=abstract, text=text, method=method_name(text),
                  original=original if original != abstract else None, **meta)  # type: ignore[arg-type]
 
 
-def seed_id(file_name: str, line: int) -> str:
-    """Seed-file ids: first three characters of the file name and the 1-based line number."""
-    return f"{file_name[:3]}-{line:04d}"
+def _tidied(value: object) -> object:
+    """NUL, other control characters, bidi overrides (U+202E) and zero-width characters out of a
+    title, venue or author: they hide or reorder what a reader sees."""
+    if isinstance(value, str):
+        return " ".join(tidy(value).split())
+    if isinstance(value, tuple):
+        return tuple(" ".join(tidy(v).split()) if isinstance(v, str) else v for v in value)
+    return value
 
 
 def content_id(abstract: str) -> str:
@@ -43,8 +50,26 @@ def split_authors(raw: str) -> tuple[tuple[str, ...], bool]:
     raw = _ORG_TAGS.sub("", raw.strip())
     truncated = bool(_ET_AL.search(raw))
     raw = _ET_AL.sub("", raw)
-    parts = re.split(r"\s*;\s*|\s+and\s+|\s*,\s*", raw) if raw else []
-    return tuple(p.strip() for p in parts if p.strip()), truncated
+    return tuple(n for n in _names(raw) if n), truncated
+
+
+def _names(raw: str) -> list[str]:
+    """"A; B" and "A and B" separate names, so a comma inside one is "Last, First" ("Lee, Ann;
+    Ray, Bob" is Ann Lee and Bob Ray); without them commas separate names ("Ann Lee, Bob Ray"),
+    except that two single words ("Lee, Ann") are one name written last name first."""
+    if not raw:
+        return []
+    if re.search(r";|\s+and\s+", raw):
+        return [_first_last(p) for p in re.split(r"\s*;\s*|\s+and\s+", raw) if p.strip()]
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    if len(parts) == 2 and all(len(p.split()) == 1 for p in parts) and not raw.rstrip().endswith("."):
+        return [_first_last(raw)]
+    return parts
+
+
+def _first_last(name: str) -> str:
+    last, comma, first = name.strip().partition(",")
+    return f"{first.strip()} {last.strip()}".strip() if comma else name.strip()
 
 
 def text_hash(paper: Paper) -> str:
@@ -55,7 +80,12 @@ def text_hash(paper: Paper) -> str:
 
 
 def merge(kept: Paper, duplicate: Paper) -> Paper:
-    """Keep the first paper's id and text; fill gaps from the duplicate and remember its id."""
+    """Keep the first paper's id and the fuller text of the two (a shortened copy read first
+    loses nothing of the full abstract read later); fill gaps from the duplicate and remember
+    its id."""
+    if len(duplicate.text.split()) > len(kept.text.split()):
+        kept = replace(kept, abstract=duplicate.abstract, text=duplicate.text,
+                       original=duplicate.original, method=duplicate.method or kept.method)
     return replace(
         kept,
         title=kept.title or duplicate.title,

@@ -7,26 +7,22 @@ not in the catalogue yet, and their vectors (already in Chroma) are reused, not 
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from rag.errors import FormatError, StoreError
-from rag.index.diskspace import writing
+from rag.errors import FormatError
 from rag.index.embedding import Embedder, build_embedder, embed_batched
-from rag.index.lease import shared_lease
 from rag.index.library import Library, open_library, retarget
 from rag.ingest.formats import Problem, read_file, scan
-from rag.ingest.generation import begin, finish
+from rag.ingest.identity import IdClaims
 from rag.ingest.origins import Origins, origin_of
 from rag.ingest.papers import DuplicateFinder, merge, text_hash, undo_stale_merges
+from rag.ingest.session import writer_session
 from rag.settings import Settings
 from rag.types import Chunk, Paper
 
@@ -56,7 +52,8 @@ class IngestReport:
     generation: int = 0
     recovered: bool = False  # the stamp was unreadable and restored from the newest intact generation
     resumed: bool = False  # a rebuild that took up where a stopped one left off
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # rows skipped, files not read
+    notices: list[Problem] = field(default_factory=list)  # rows kept, with something to say (an id clash)
     seconds: float = 0.0
 
 
@@ -69,43 +66,16 @@ def count_lines(path: Path) -> int:
         return 0
 
 
-@contextmanager
-def writer_lock(data_dir: Path, wait: float = 0.0) -> Iterator[None]:
-    """One writer at a time: embedded Chroma is thread-safe but not process-safe, so ingest
-    holds an exclusive lock; the HTTP service (any number of workers) only reads. Another
-    writer is waited for up to ``wait`` seconds, then refused."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + max(wait, 0.5)  # a reader testing the lock holds it for microseconds
-    with (data_dir / "writer.lock").open("w") as handle:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise StoreError(f"another `rag ingest` is writing to {data_dir}; wait for it "
-                                     "to finish (or pass --wait SECONDS to wait for it).") from None
-                time.sleep(0.025 if wait < 1 else 0.2)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def ingest(lib: Library, paths: Iterable[Path], progress: Progress | None = None,
            batch_size: int = 64, should_stop: StopCheck = lambda: False,
            wait: float = 0.0) -> IngestReport:
     """Add, update and remove papers in the live index in place, then stamp a new generation.
-    The live generation is read once the writer lock is held (``generation.begin``): a library
-    opened before, while a rebuild swapped in other files, is pointed at those first."""
-    settings = lib.settings
-    with writing(settings.data_dir, settings.store.mode == "server"), \
-            shared_lease(settings) as lease, writer_lock(settings.data_dir, wait):
-        start = begin(settings)
-        retarget(lib, start.live)
-        report = _ingest(lib, paths, progress, batch_size, should_stop)
-        report.recovered = start.recovered
-        finish(lib, report, start, lease)
+    The live generation is read once the writer lock is held: a library opened before, while a
+    rebuild swapped in other files, is pointed at those first."""
+    with writer_session(lib.settings, wait=wait) as session:
+        retarget(lib, session.start.live)
+        report = index_files(lib, paths, progress, batch_size, should_stop)
+        session.finish(lib, report)
         return report
 
 
@@ -115,29 +85,19 @@ def ingest_files(settings: Settings, paths: Iterable[Path], progress: Progress |
     """`rag ingest`: the library is opened once the writer lock is held, on the generation the
     stamp names then (or, when the stamp is unreadable, on the one recovered from disk)."""
     embedder = embedder or build_embedder(settings.embedding)  # loads before the lock is taken
-    with writing(settings.data_dir, settings.store.mode == "server"), \
-            shared_lease(settings) as lease, writer_lock(settings.data_dir, wait):
-        start = begin(settings)
-        lib = open_library(settings, embedder=embedder, stamp=start.live)
+    with writer_session(settings, wait=wait) as session:
+        lib = open_library(settings, embedder=embedder, stamp=session.start.live)
         try:
-            report = _ingest(lib, paths, progress, batch_size, should_stop)
-            report.recovered = start.recovered
-            finish(lib, report, start, lease)
+            report = index_files(lib, paths, progress, batch_size, should_stop)
+            session.finish(lib, report)
         finally:
             lib.close()
         return report
 
 
-def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None = None,
-            **options: Any) -> IngestReport:
-    """``rag.ingest.rebuild.rebuild``, found here too."""
-    from rag.ingest.rebuild import rebuild as run
-
-    return run(settings, paths, progress, **options)
-
-
-def _ingest(lib: Library, paths: Iterable[Path], progress: Progress | None,
-            batch_size: int, should_stop: StopCheck) -> IngestReport:
+def index_files(lib: Library, paths: Iterable[Path], progress: Progress | None,
+                batch_size: int, should_stop: StopCheck) -> IngestReport:
+    """Read ``paths`` into ``lib``: the work of a writer session, which the caller holds."""
     started = time.perf_counter()
     report = IngestReport()
     files: list[Path] = []
@@ -187,33 +147,71 @@ def _ingest_file(lib: Library, path: Path, finder: DuplicateFinder, origins: Ori
     resolved path) gave and no longer gives. A file that fails half-way removes nothing."""
     seen: set[str] = set()
     batch: list[Paper] = []
+    merged_here: dict[str, Paper] = {}  # records of this file merged into another paper
     done_lines = 0
+    origin = origin_of(path)
+    claims = IdClaims(lib.catalog, origins, origin)
     for item in read_file(path, lib.settings.ingest.max_abstract_chars):
         if isinstance(item, Problem):
             log.info("%s", item)  # the report says it to the user, once
             report.problems.append(item)
             continue
+        item = claims.settle(item)
         seen.add(item.id)
         batch.append(item)
         if len(batch) >= batch_size:
-            _index_batch(lib, batch, finder, report)
+            _index_batch(lib, batch, finder, report, merged_here)
             if should_stop():
                 raise IngestStopped
             tick("advance", (batch[-1].line or done_lines) - done_lines)
             done_lines, batch = batch[-1].line or done_lines, []
-    _index_batch(lib, batch, finder, report)
+    _index_batch(lib, batch, finder, report, merged_here)
     tick("advance", count_lines(path) - done_lines)
-    origin = origin_of(path)
+    report.notices += claims.notices
     origins.claim(origin, seen)
-    stale = origins.release(origin, origins.ids_from(origin) - seen)
+    gone = origins.ids_from(origin) - seen
+    renamed = _renamed(lib, gone, merged_here)
+    for old_id, paper in renamed.items():
+        _rename(lib, old_id, paper, finder, report)
+    origins.release(origin, renamed)  # the old id stays, as an alias of the new one
+    stale = origins.release(origin, gone - renamed.keys())
     if stale:
         lib.vectors.delete(sorted(lib.vectors.chunk_ids(sorted(stale))))
         lib.catalog.remove(stale)
         report.removed += len(stale)
 
 
+def _renamed(lib: Library, gone: set[str], merged_here: dict[str, Paper]) -> dict[str, Paper]:
+    """Papers this file no longer gives under their id, whose record it now gives under a new
+    id (an edited plain-text abstract, or an index whose ids an older rule minted): the record
+    was merged into the old paper on its way in. Old id -> the record as read now."""
+    if not gone or not merged_here:
+        return {}
+    rows = lib.catalog.db.execute("SELECT paper_id, alias FROM aliases")
+    return {paper: merged_here[alias] for paper, alias in rows if paper in gone and alias in merged_here}
+
+
+def _rename(lib: Library, old_id: str, paper: Paper, finder: DuplicateFinder, report: IngestReport) -> None:
+    """Index ``paper`` as itself in place of ``old_id``, which stays as its alias (links and
+    saved ids still resolve)."""
+    lib.vectors.delete(sorted(lib.vectors.chunk_ids([old_id])))
+    lib.catalog.remove([old_id, paper.id])
+    if (paper.id, old_id) in report.merges:
+        report.merges.remove((paper.id, old_id))
+        report.duplicates_merged -= 1
+    counted = report.papers, report.metadata_only  # read once already
+    _index_batch(lib, [paper], finder, report, {})
+    report.papers, report.metadata_only = counted
+    lib.catalog.save([], [(old_id, paper.id, paper.source, text_hash(paper))], [])
+    with lib.catalog.db:  # duplicates other files merged into the old paper follow it
+        lib.catalog.db.execute("UPDATE aliases SET paper_id = ? WHERE paper_id = ?", (paper.id, old_id))
+    report.notices.append(Problem(paper.source, paper.line, f"{old_id} is now {paper.id} (its text "
+                                  f"changed, or its id was minted by an older rule); {old_id} still "
+                                  "finds it"))
+
+
 def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
-                 report: IngestReport) -> None:
+                 report: IngestReport, merged_here: dict[str, Paper]) -> None:
     if not papers:
         return
     report.papers += len(papers)
@@ -228,6 +226,8 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
             report.unchanged += 1
             continue
         kept_id = finder.find(paper)
+        if kept_id is not None and kept_id not in to_save and lib.catalog.get(kept_id) is None:
+            kept_id = None  # a paper removed in this run (renamed) that the finder remembers
         if kept_id is None:
             finder.add(paper)
             to_save[paper.id] = (paper, digest)
@@ -235,6 +235,7 @@ def _index_batch(lib: Library, papers: list[Paper], finder: DuplicateFinder,
         kept, kept_hash = to_save.get(kept_id) or _stored(lib, kept_id)
         to_save[kept.id] = (merge(kept, paper), kept_hash)
         aliases.append((paper.id, kept.id, paper.source, digest))
+        merged_here[paper.id] = paper
         report.duplicates_merged += 1
         report.merges.append((paper.id, kept.id))
     chunks = _write(lib, [p for p, _ in to_save.values()], report)

@@ -18,15 +18,13 @@ from pathlib import Path
 
 from rag.errors import IndexMismatchError, InputError
 from rag.index.chroma import chroma_client, collection_names
-from rag.index.diskspace import writing
 from rag.index.embedding import Embedder
-from rag.index.lease import shared_lease
 from rag.index.library import Library, open_library
 from rag.index.stamp import Stamp, catalog_number, collection_build, inside
 from rag.ingest.formats import scan
-from rag.ingest.generation import begin, finish
 from rag.ingest.origins import origin_of
-from rag.ingest.pipeline import IngestReport, Progress, StopCheck, _ingest, writer_lock
+from rag.ingest.pipeline import IngestReport, Progress, StopCheck, index_files
+from rag.ingest.session import writer_session
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -39,10 +37,8 @@ def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None
     """Build the whole index again from ``paths`` and swap it in. Stopped half-way, the live
     index is untouched and the next rebuild resumes."""
     paths = list(paths)
-    with writing(settings.data_dir, settings.store.mode == "server"), \
-            shared_lease(settings) as lease, writer_lock(settings.data_dir, wait):
-        start = begin(settings, rebuild=True)
-        live = start.live
+    with writer_session(settings, wait=wait, rebuild=True) as session:
+        live = session.start.live
         if not drop_others:
             refuse_drops(settings, live, paths)
         client = chroma_client(settings)
@@ -51,13 +47,12 @@ def rebuild(settings: Settings, paths: Iterable[Path], progress: Progress | None
         _drop_catalogue(settings, target.catalog)
         lib = _open_target(settings, target, embedder, client, resumed=stopped is not None)
         try:
-            report = _ingest(lib, paths, progress, batch_size, should_stop)
+            report = index_files(lib, paths, progress, batch_size, should_stop)
             report.resumed = stopped is not None
             if report.resumed:
                 _remove_strays(lib)
             report.removed = dropped_papers(settings.data_dir / live.catalog, lib.catalog.path)
-            report.recovered = start.recovered
-            finish(lib, report, start, lease, force=True)
+            session.finish(lib, report, force=True)
         finally:
             lib.close()
         _drop_old_generations(settings, keep={live.collection, target.collection},

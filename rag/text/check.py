@@ -12,7 +12,7 @@ import re
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_INVISIBLE = re.compile(r"[\u00ad\u200b-\u200f\u2060\ufeff]")
+_INVISIBLE = re.compile(r"[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")  # incl. bidi controls
 
 
 def bad_text(text: str) -> str | None:

@@ -9,7 +9,7 @@ import hashlib
 import re
 
 from rag.text.latex import latex_to_text
-from rag.text.lexicon import alnum_words
+from rag.text.lexicon import words_any_script
 
 _MISSING_SPACE = re.compile(r"(?<=[a-z0-9\)\]%])([.?!])(?=[A-Z][a-z])")
 _HYPHEN_BREAK = re.compile(r"\b([A-Za-z]{2,})- (?!and\b|or\b|to\b|as\b|vs\b)([a-z]{2,})\b")
@@ -42,8 +42,11 @@ def content_hash(text: str) -> str:
 
 
 def dedupe_key(text: str) -> str:
-    """Identical for texts that differ only in case, spacing and punctuation."""
-    return content_hash("".join(alnum_words(text.lower())))
+    """Identical for texts that differ only in case, spacing and punctuation, in any script
+    (the same as before for ASCII text). A text with no letter or digit at all is keyed by the
+    text itself, so no two different texts share the key of the empty string."""
+    words = "".join(words_any_script(text))
+    return content_hash(words or " ".join(text.split()))
 
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "No.")

@@ -16,9 +16,14 @@ stems."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*(?:'t)?|\d+(?:\.\d+)?%?")
 ALNUM = re.compile(r"[A-Za-z0-9]+")
+# letters and digits of any script; a character of a script written without spaces (Chinese,
+# Japanese, Korean, Thai) is a word of its own
+_IDEOGRAPH = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+WORDS_ANY_SCRIPT = re.compile(rf"[{_IDEOGRAPH}]|[^\W_{_IDEOGRAPH}]+")
 
 STOPWORDS = frozenset("""
 a an the of in on for to and or with by from at as is are was were be been being which what who
@@ -59,6 +64,12 @@ def tokens(text: str) -> list[str]:
 
 def alnum_words(text: str) -> list[str]:
     return ALNUM.findall(text)
+
+
+def words_any_script(text: str) -> list[str]:
+    """Words of any script, case-folded and in Unicode's compatibility form (for content keys
+    and near-duplicate shingles: "Ωμέγα" is a word, "ＡＢＣ" is "abc")."""
+    return WORDS_ANY_SCRIPT.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
 def content_terms(text: str) -> set[str]:

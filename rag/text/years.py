@@ -18,4 +18,6 @@ def parse_years(text: str | None) -> tuple[int | None, int | None]:
         raise InputError(f"year {text!r} is not a year or range; use 2023, 2023-2025, 2023- or -2021.")
     start = int(match[1]) if match[1] else None
     end = int(match[3]) if match[3] else (start if not match[2] else None)
+    if start is not None and end is not None and start > end:
+        raise InputError(f"year range {text!r} runs backwards; did you mean {end}-{start}?")
     return start, end

@@ -1,4 +1,4 @@
-"""/healthz (the process is up), /readyz (index loaded, store reachable), /metrics."""
+"""/healthz (the process is up), /readyz (index loaded, store reachable, warm), /metrics."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from rag.live import index_problem
 
 router = APIRouter(tags=["operations"])
+WARM_WAIT = 2.0  # seconds /readyz waits for a warm-up about to finish before it says "warming"
 
 
 @router.get("/healthz")
@@ -17,11 +18,12 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz", responses={503: {"description": "starting, or the index is empty, "
+@router.get("/readyz", responses={503: {"description": "starting, warming up, or the index is empty, "
                                                   "unreachable, or a new generation could not be "
                                                   "opened; see Retry-After"}})
 async def readyz(request: Request) -> JSONResponse:
-    """Ready when the generation it serves is readable and consistent. Reports the generation
+    """Ready when the generation it serves is readable and consistent, and warm (``warmup.py``:
+    one question has been answered, so the next ones are as fast as any). Reports the generation
     served next to the newest one known (the local stamp, or the published one)."""
     live = getattr(request.app.state, "live", None)
     if live is None:
@@ -37,6 +39,11 @@ async def readyz(request: Request) -> JSONResponse:
     except Exception as exc:  # the store itself is unreachable or broken
         return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
             "code": "store_unavailable", "message": f"the vector store does not answer ({exc})."})
+    warmup = getattr(request.app.state, "warmup", None)
+    if warmup is not None and not await run_in_threadpool(warmup.done.wait, WARM_WAIT):
+        return JSONResponse(status_code=503, headers={"Retry-After": "2"}, content={
+            "code": "warming", "message": "the first question is being answered to load what is "
+            "lazy (embedder, index pages, models); ready in a few seconds.", **generations})
     if chunks == 0:
         return JSONResponse(status_code=503, headers={"Retry-After": "30"}, content={
             "code": "index_empty", "message": "the index is empty; run `rag ingest`.", **generations})

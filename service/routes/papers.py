@@ -42,7 +42,8 @@ async def search_papers(q: str = Query(..., min_length=1, max_length=QUESTION_CA
              "passage": h.best_chunk.text if h.best_chunk else ""} for h in hits]
 
 
-@router.get("/api/papers/{paper_id}", response_model=PaperOut, summary="One paper (aliases resolve)",
+@router.get("/api/papers/{paper_id:path}", response_model=PaperOut,
+            summary="One paper (aliases resolve; an id may hold `/`, as Zotero's do: send it URL-encoded or as is)",
             responses=problems(400, 401, 404, 429, 500, 503))
 async def get_paper(paper_id: str, engine: Engine = Depends(get_engine),
                     caller: str = Depends(guard)) -> PaperOut:

@@ -228,6 +228,31 @@
 
   // ---- the request and the SSE parser ------------------------------------------------------
 
+  // ---- API keys ------------------------------------------------------------------------------
+  // With RAG_SERVICE__API_KEYS set, the page (which holds no data) loads without a key; the first
+  // API call answered 401 asks for one, keeps it in this browser (localStorage) and sends it as
+  // "Authorization: Bearer <key>" with every call after. A key refused later is asked for again.
+  const KEY_STORE = "rag-api-key";
+
+  function withKey(headers) {
+    const key = window.localStorage.getItem(KEY_STORE);
+    return key ? Object.assign({}, headers, { Authorization: `Bearer ${key}` }) : headers;
+  }
+
+  async function fetchWithKey(url, options) {
+    const send = () => fetch(url, Object.assign({}, options, { headers: withKey(options.headers || {}) }));
+    const response = await send();
+    if (response.status !== 401) return response;
+    const problem = await response.clone().json().catch(() => ({}));
+    if (problem.code !== "missing_api_key" && problem.code !== "invalid_api_key") return response;
+    const asked = window.prompt(problem.code === "invalid_api_key"
+      ? "That API key was not accepted. API key for this service:"
+      : "This service needs an API key (ask whoever runs it). It is kept in this browser only. API key:");
+    if (!asked || !asked.trim()) return response;
+    window.localStorage.setItem(KEY_STORE, asked.trim());
+    return send();
+  }
+
   async function readProblem(response) {
     try {
       const body = await response.json();
@@ -282,7 +307,7 @@
     controller = new AbortController();
     let finished = false;
     try {
-      const response = await fetch(inCollection("/api/ask"), {
+      const response = await fetchWithKey(inCollection("/api/ask"), {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
         body: JSON.stringify({ question: text, filters, conversation_id: conversationId, stream: true,
@@ -340,7 +365,7 @@
 
   function fetchPaper(id) {
     if (!papers.has(id)) {
-      const request = fetch(inCollection(`/api/papers/${encodeURIComponent(id)}`), { headers: { Accept: "application/json" } })
+      const request = fetchWithKey(inCollection(`/api/papers/${encodeURIComponent(id)}`), { headers: { Accept: "application/json" } })
         .then(async (response) => {
           if (!response.ok) throw await readProblem(response);
           return response.json();
@@ -492,7 +517,7 @@
 
   // The collection picker: shown when there is more than one collection with papers.
   const picker = $("#collection");
-  fetch("/api/collections").then((r) => (r.ok ? r.json() : [])).then((found) => {
+  fetch("/api/collections", { headers: withKey({}) }).then((r) => (r.ok ? r.json() : [])).then((found) => {
     const usable = found.filter((c) => c.papers > 0);
     if (usable.length < 2) return;
     picker.replaceChildren(...usable.map((c) => el("option", { value: c.name, selected: c.default },
@@ -502,7 +527,7 @@
   // Facets: the years, venues and authors of the collection with their counts; a click fills
   // the filter (venues are shown for what they are; the page filters on author and year).
   function loadFacets() {
-    fetch(inCollection("/api/facets")).then((r) => (r.ok ? r.json() : null)).then((found) => {
+    fetch(inCollection("/api/facets"), { headers: withKey({}) }).then((r) => (r.ok ? r.json() : null)).then((found) => {
       const box = $("#facets");
       if (!found) { box.hidden = true; return; }
       const group = (title, items, input) => (items.length ? el("div", { className: "facet-group" },

@@ -17,7 +17,9 @@ from rag.engine import answer, build_engine
 from rag.errors import StoreError
 from rag.index.library import open_library
 from rag.index.stamp import read_stamp
-from rag.ingest.pipeline import ingest, rebuild, writer_lock
+from rag.ingest.pipeline import ingest
+from rag.ingest.rebuild import rebuild
+from rag.ingest.session import writer_lock
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
 from rag.testing.fakes import FakeEmbedder
 from service.app import create_app

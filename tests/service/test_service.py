@@ -149,7 +149,7 @@ def test_search_and_papers(client):
 def test_health_readiness_metrics_and_docs(client):
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz").json()
-    assert ready["status"] == "ready" and ready["papers"] == 589
+    assert ready["status"] == "ready" and ready["papers"] == 588
     abstained = client.post("/api/ask", json={"question": "Who won the 2018 FIFA World Cup?"}).json()
     metrics = client.get("/metrics").text
     assert 'rag_http_requests_total{method="POST",route="/api/ask",status="200"}' in metrics

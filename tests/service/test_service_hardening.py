@@ -168,7 +168,7 @@ def test_a_500_is_counted_in_metrics_and_logged_once_without_reraising(library, 
 # ---- 11.15: with keys, everything but health needs one ------------------------------------------
 
 @pytest.mark.parametrize("path", ["/metrics", "/docs", "/openapi.json", "/redoc", "/v1/models",
-                                  "/api/papers/000-0001", "/"])
+                                  "/api/papers/000-0001"])
 def test_with_api_keys_every_path_but_health_needs_a_key(library, path):
     with TestClient(app_for(library, api_keys=[SecretStr("k3y")])) as c:
         assert is_problem(c.get(path), 401, "missing_api_key")
@@ -209,3 +209,21 @@ def test_a_configured_proxy_is_believed(library):
 def test_problems_are_json_even_for_text_a_caller_cannot_encode(client):
     reply = client.get("/api/papers/%ED%A0%80")  # a UTF-16 surrogate, which UTF-8 cannot carry
     assert reply.status_code == 400 and json.loads(reply.text)["code"] == "invalid_encoding"
+
+
+# ---- issue 27: wrong API keys are rate-limited; the page's own files are open -------------------
+
+def test_wrong_api_keys_from_one_address_are_rate_limited_then_even_a_right_key_waits(library):
+    with TestClient(app_for(library, api_keys=[SecretStr("k3y")], wrong_keys_per_minute=5)) as c:
+        guesses = [c.get("/api/papers/000-0001", headers={"Authorization": f"Bearer guess{i}"})
+                   for i in range(8)]
+        right = c.get("/api/papers/000-0001", headers={"Authorization": "Bearer k3y"})
+    assert [r.status_code for r in guesses] == [401] * 5 + [429] * 3
+    assert guesses[-1].json()["code"] == "too_many_wrong_keys" and int(guesses[-1].headers["retry-after"]) >= 1
+    assert right.status_code == 429, "the address that guessed waits out the minute"
+
+
+def test_with_api_keys_the_page_and_its_files_load_and_its_api_calls_need_the_key(library):
+    with TestClient(app_for(library, api_keys=[SecretStr("k3y")])) as c:
+        assert c.get("/").status_code == 200 and c.get("/static/app.js").status_code == 200
+        assert is_problem(c.post("/api/ask", json={"question": QUESTION}), 401, "missing_api_key")

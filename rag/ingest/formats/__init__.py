@@ -10,39 +10,24 @@ row holding a lone surrogate (JSON's ``"\\ud800"``) or an abstract over the leng
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 from rag.errors import FormatError
+from rag.ingest.formats import bibtex, jsondoc, ris, seed, tabular
+from rag.ingest.formats.common import (
+    ENCODING_ERRORS,
+    MAX_ABSTRACT_CHARS,
+    Problem,
+    Reader,
+    abstract_problem,
+)
+from rag.ingest.formats.detect import EXTENSIONS, NAMES, binary_kind, format_of
 from rag.text.check import bad_text
 from rag.types import Paper
 
-
-@dataclass(frozen=True)
-class Problem:
-    """A row that could not be read; the rest of the file is still ingested."""
-
-    source: str
-    line: int | None  # None: the problem is the whole file
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"{self.source}:{self.line}" if self.line is not None else self.source
-        return f"{where}: {self.reason}"
-
-
-Reader = Callable[[Path, int], Iterator[Paper | Problem]]  # (path, max abstract characters)
-MAX_ABSTRACT_CHARS = 20_000  # the default of RAG_INGEST__MAX_ABSTRACT_CHARS
-ENCODING_ERRORS = "surrogateescape"  # bad bytes reach their row, which is then reported
-
-
-def abstract_problem(abstract: str, limit: int) -> str | None:
-    """Why an abstract (as read, before any clean-up) cannot be used, or None."""
-    if len(abstract) > limit:
-        return (f"abstract is {len(abstract):,} characters long, over the cap of {limit:,} "
-                "(RAG_INGEST__MAX_ABSTRACT_CHARS); skipped")
-    return None
+__all__ = ["ENCODING_ERRORS", "MAX_ABSTRACT_CHARS", "Problem", "Reader", "abstract_problem",
+           "input_files", "known_formats", "read_file", "scan"]
 
 
 def _vetted(item: Paper | Problem) -> Paper | Problem:
@@ -59,8 +44,6 @@ def _vetted(item: Paper | Problem) -> Paper | Problem:
 
 
 def _readers() -> dict[str, tuple[str, Reader]]:
-    from rag.ingest.formats import bibtex, jsondoc, ris, seed, tabular
-
     return {
         "seed": ("plain-text abstracts, one per paragraph (the bundled corpus)", seed.read),
         "jsonl": ("JSON Lines: plain records, CSL-JSON items, OpenAlex works or arXiv metadata",
@@ -75,15 +58,11 @@ def _readers() -> dict[str, tuple[str, Reader]]:
 
 
 def known_formats() -> str:
-    from rag.ingest.formats.detect import EXTENSIONS
-
     readers = _readers()
     return "; ".join(f"{ext} ({readers[name][0]})" for ext, name in EXTENSIONS.items())
 
 
 def _known_extensions() -> str:
-    from rag.ingest.formats.detect import EXTENSIONS
-
     return ", ".join(EXTENSIONS)
 
 
@@ -95,8 +74,6 @@ def scan(path: Path) -> tuple[list[Path], list[Problem]]:
     a folder, a Problem for each entry that will not be read (unknown extension, sub-folder).
     Hidden entries (.DS_Store, .git) and a folder's own README/LICENSE are passed over silently.
     A file given by name is read whatever its extension if its content shows a known format."""
-    from rag.ingest.formats.detect import EXTENSIONS, format_of
-
     if not path.exists():
         raise FormatError(f"{path} does not exist. Give a file or folder of abstracts.")
     if not path.is_dir():
@@ -132,10 +109,12 @@ def input_files(path: Path) -> list[Path]:
 def read_file(path: Path, max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
     if path.is_dir():
         raise FormatError(f"{path} is a folder; read the files from input_files() one by one.")
-    from rag.ingest.formats.detect import format_of
-
     input_files(path)  # refuses a missing file or an unknown format with the known ones listed
-    _, reader = _readers()[format_of(path) or "seed"]
+    name = format_of(path) or "seed"
+    if kind := binary_kind(path):
+        yield Problem(path.name, None, f"not a {NAMES[name]} file: it is {kind}; nothing was read from it")
+        return
+    _, reader = _readers()[name]
     try:
         for item in reader(path, max_abstract_chars):
             yield _vetted(item)

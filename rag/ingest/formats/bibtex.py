@@ -19,7 +19,7 @@ import bibtexparser
 from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
+from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
 from rag.ingest.formats.records import Row, to_paper
 from rag.types import Paper
 
@@ -30,7 +30,7 @@ CONTAINERS = frozenset({"xdata", "set"})  # BibLaTeX data-only entries: never pa
 
 
 def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
-    text = path.read_text(encoding="utf-8-sig", errors=ENCODING_ERRORS)
+    text = path.read_text(encoding="utf-8-sig", errors=ENCODING_ERRORS).replace("\x00", " ")  # NUL ends a C string
     try:
         library = bibtexparser.parse_string(text, parse_stack=[])
     except Exception as exc:  # noqa: BLE001  (the splitter's own failure: the file is unreadable)

@@ -1,7 +1,8 @@
 """Which format a file is in: its extension says what it should be, its first lines what it
 is. A distinctive start wins over the extension, so a Zotero RIS export saved as ``.txt``, a
-CSL-JSON array saved as ``.jsonl`` or a BibTeX file saved as ``.txt`` are read as what they
-are; anything else is read as its extension says."""
+CSL-JSON array saved as ``.jsonl``, a BibTeX file or a CSV table (a header row naming an
+``abstract`` column) saved as ``.txt`` are read as what they are; anything else is read as its
+extension says. A file that is not text at all (a PNG named ``.bib``) is refused by name."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from rag.ingest.formats import ENCODING_ERRORS
+from rag.ingest.formats.common import ENCODING_ERRORS
 
 HEAD_BYTES = 64 * 1024
 EXTENSIONS = {".txt": "seed", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
@@ -46,7 +47,33 @@ def sniff(head: str) -> str | None:
         return "jsonl"
     if _BIB_PREFIX.match(first) and _BIB_ENTRY.search(text):
         return "bibtex"
+    return _table(first)
+
+
+def _table(first: str) -> str | None:
+    """A CSV or TSV header row naming an ``abstract`` column (a table saved as ``.txt``)."""
+    for name, delimiter in (("tsv", "\t"), ("csv", ",")):
+        cells = [c.strip().strip('"').lower() for c in first.split(delimiter)]
+        if len(cells) >= 2 and "abstract" in cells and all(len(c) <= 40 for c in cells):
+            return name
     return None
+
+
+NAMES = {"seed": "plain-text", "jsonl": "JSON Lines", "json": "JSON", "csv": "CSV", "tsv": "TSV",
+         "bibtex": "BibTeX", "ris": "RIS"}
+MAGIC = {b"\x89PNG": "a PNG image", b"%PDF": "a PDF document", b"PK\x03\x04": "a zip archive",
+         b"\xff\xd8\xff": "a JPEG image", b"GIF8": "a GIF image"}
+
+
+def binary_kind(path: Path) -> str | None:
+    """What a file that is not text is ("a PNG image", "binary data"), or None for text."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    kind = next((what for magic, what in MAGIC.items() if head.startswith(magic)), None)
+    return kind or ("binary data" if head.count(b"\x00") * 10 > len(head) else None)  # a stray NUL is text
 
 
 def _head(path: Path) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rag.ingest.formats import Problem, abstract_problem
+from rag.ingest.formats.common import Problem, abstract_problem
 from rag.ingest.papers import content_id, make_paper, split_authors
 from rag.types import Paper
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import rispy
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
+from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
 from rag.ingest.formats.records import Row, arxiv_id_of, text_of, to_paper
 from rag.types import Paper
 

@@ -8,8 +8,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
-from rag.ingest.papers import make_paper, seed_id, split_authors
+from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem, abstract_problem
+from rag.ingest.identity import BUNDLED_IDS, paragraph_key, seed_id
+from rag.ingest.papers import make_paper, split_authors
 from rag.types import Paper
 
 _VENUE_LINE = re.compile(
@@ -53,7 +54,7 @@ def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Pr
             p_number, p_line = pending
             if kind == "abstract" and not p_first and _AUTHOR_LINE.match(p_line):
                 authors, cut = split_authors(p_line)
-                yield make_paper(seed_id(name, number), line, authors=authors,
+                yield make_paper(seed_id(name, line), line, authors=authors,
                                  authors_truncated=cut, source=name, line=number)
                 pending = None
                 first = False
@@ -65,7 +66,7 @@ def read(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Pr
         if kind == "venue":
             yield _venue_record(name, number, line)
         elif kind == "abstract":
-            yield make_paper(seed_id(name, number), line, source=name, line=number)
+            yield make_paper(seed_id(name, line), line, source=name, line=number)
         else:
             pending, p_first = (number, line), first
         first = False
@@ -77,6 +78,25 @@ def _venue_record(name: str, number: int, line: str) -> Paper:
     match = _VENUE_LINE.match(line)
     assert match is not None
     authors, cut = split_authors(match["authors"])
-    return make_paper(seed_id(name, number), "", authors=authors, authors_truncated=cut,
+    return make_paper(seed_id(name, line), "", authors=authors, authors_truncated=cut,
                       venue=match["venue"].strip(), year=int(match["year"]),
                       source=name, line=number)
+
+
+def freeze_bundled_ids(files: list[Path]) -> int:
+    """Write ``rag/assets/bundled_ids.tsv``: the ``<prefix>-<line>`` id of every record of the
+    bundled files as they are now, by the content of its paragraph (``identity.py``)."""
+    rows = []
+    for path in files:
+        lines = path.read_text(encoding="utf-8", errors=ENCODING_ERRORS).split("\n")
+        for item in read(path):
+            if isinstance(item, Paper) and item.line is not None:
+                rows.append(f"{path.name[:3]}-{item.line:04d}\t{paragraph_key(lines[item.line - 1])}")
+    BUNDLED_IDS.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return len(rows)
+
+
+if __name__ == "__main__":  # python -m rag.ingest.formats.seed: freeze the bundled corpus's ids
+    from rag.settings import BUNDLED_CORPUS
+
+    print(freeze_bundled_ids(sorted(BUNDLED_CORPUS.glob("0*.txt"))), "ids written to", BUNDLED_IDS)

@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rag.ingest.formats import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
+from rag.ingest.formats.common import ENCODING_ERRORS, MAX_ABSTRACT_CHARS, Problem
 from rag.ingest.formats.csl import from_csl, is_csl
+from rag.ingest.formats.detect import sniff
 from rag.ingest.formats.openalex import from_openalex, is_openalex
 from rag.ingest.formats.records import Row, text_of, to_paper
 from rag.types import Paper
@@ -48,12 +49,12 @@ def read_object(source: str, line: int, item: Any, max_chars: int) -> Iterator[P
         return
     try:
         row = record_of(item)
-    except ValueError as exc:
-        yield Problem(source, line, f"{exc}; skipped")
-        return
-    named = row is not item  # a record of a named format: its id or title names it in problems
-    key = (text_of(row.get("id")) or text_of(row.get("title"))) if named else None
-    yield to_paper(source, line, row, max_chars, key)
+        named = row is not item  # a record of a named format: its id or title names it in problems
+        key = (text_of(row.get("id")) or text_of(row.get("title"))) if named else None
+        yield to_paper(source, line, row, max_chars, key)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        yield Problem(source, line, f"{exc}; skipped" if isinstance(exc, ValueError) else
+                      f"a field of an unexpected shape ({type(exc).__name__}: {exc}); skipped")
 
 
 def record_of(item: dict[str, Any]) -> Row:
@@ -69,7 +70,7 @@ def record_of(item: dict[str, Any]) -> Row:
 
 def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper | Problem]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    delimiter = "\t" if sniff(_first_line(path)) == "tsv" or path.suffix.lower() == ".tsv" else ","
     with path.open(encoding="utf-8-sig", errors=ENCODING_ERRORS, newline="") as handle:
         reader = csv.DictReader(handle, delimiter=delimiter)
         if not reader.fieldnames or "abstract" not in [f.strip().lower() for f in reader.fieldnames]:
@@ -88,15 +89,17 @@ def read_csv(path: Path, max_chars: int = MAX_ABSTRACT_CHARS) -> Iterator[Paper 
             yield Problem(path.name, start, f"unreadable CSV ({exc}); rest of file skipped")
 
 
+def _first_line(path: Path) -> str:
+    with path.open(encoding="utf-8-sig", errors=ENCODING_ERRORS) as handle:
+        return handle.readline()
+
+
 def _from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
     parsed = row.get("authors_parsed")
-    authors: Any
-    if isinstance(parsed, list):
-        authors = [" ".join(p for p in (a[1], a[0]) if p).strip() for a in parsed if a]
-    else:
-        authors = row.get("authors")
+    authors: Any = _arxiv_names(parsed) if parsed is not None else row.get("authors")
     versions = row.get("versions") or []
-    created = versions[0].get("created", "") if versions and isinstance(versions[0], dict) else ""
+    created = versions[0].get("created", "") if isinstance(versions, list) and versions \
+        and isinstance(versions[0], dict) else ""
     arxiv_id = str(row.get("id", "")).strip()
     return {
         "id": f"arxiv:{arxiv_id}" if arxiv_id else None,
@@ -109,3 +112,19 @@ def _from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
         "arxiv_id": arxiv_id or None,
         "doi": row.get("doi"),
     }
+
+
+def _arxiv_names(parsed: Any) -> list[str]:
+    """``authors_parsed``: ``[[last, first, suffix], ...]``; a name may lack its first name or
+    suffix (``["Solo"]``). Anything else is the row's problem, named."""
+    if not isinstance(parsed, list):
+        raise ValueError("'authors_parsed' is not a list of names")
+    names = []
+    for entry in parsed:
+        if not isinstance(entry, list) or not all(isinstance(p, str) for p in entry):
+            raise ValueError(f"'authors_parsed' holds {json.dumps(entry)[:60]}, not a [last, first, "
+                             "suffix] name of texts")
+        last, first = (entry + ["", ""])[:2]
+        if name := " ".join(p.strip() for p in (first, last) if p.strip()):
+            names.append(name)
+    return names

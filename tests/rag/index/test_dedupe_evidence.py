@@ -1,6 +1,7 @@
 """Two records are one paper only when the evidence says so: the same DOI or arXiv id, the same
 title, or near-identical text with no conflicting method name, figure or author list. Within
-one file only identical ids or texts merge. Every merge is reported with both ids."""
+one file near-identical texts merge as across files (a title only across files). Every merge is
+reported with both ids."""
 
 from __future__ import annotations
 
@@ -116,12 +117,12 @@ LONG = TEMPLATE.format(name="Quorbelt", figure=41) + (
 SHORT = TEMPLATE.format(name="Quorbelt", figure=41)
 
 
-def test_a_long_and_a_short_version_merge_across_files_but_not_within_one(settings, tmp_path):
+def test_a_long_and_a_short_version_merge_within_one_file_as_across_files(settings, tmp_path):
     authors = ["A. Okafor", "B. Tanaka"]
     long_row = {"id": "long", "abstract": LONG, "authors": authors}
     short_row = {"id": "short", "abstract": SHORT, "authors": authors}
     report, papers = ingest_files(settings, write_jsonl(tmp_path / "one.jsonl", [long_row, short_row]))
-    assert report.duplicates_merged == 0 and papers == 2
+    assert report.merges == [("short", "long")] and papers == 1
 
     other = Settings(data_dir=tmp_path / "other")
     report, papers = ingest_files(other, write_jsonl(tmp_path / "a.jsonl", [long_row]),
@@ -135,6 +136,7 @@ def test_near_identical_texts_with_different_author_lists_are_two_papers() -> No
 
     assert finder.find(make_paper("short", SHORT, authors=("C. Moreau", "D. Silva"), source="b.jsonl")) is None
     assert finder.find(make_paper("short", SHORT, authors=("B. Tanaka",), source="b.jsonl")) == "long"
+    assert finder.find(make_paper("short", SHORT, authors=("B. Tanaka", "E. Rossi"), source="b.jsonl")) == "long"
 
 
 def test_near_identical_texts_with_a_different_figure_are_two_papers() -> None:
@@ -152,10 +154,10 @@ def test_the_same_doi_or_title_is_the_same_paper_across_files() -> None:
     revised = "We revisit short-term load forecasting with a new decomposition and new grids."
     assert finder.find(make_paper("p2", revised, url="https://doi.org/10.1234/abc.5",
                                   source="b.jsonl")) == "p1"
-    assert finder.find(make_paper("p3", revised, title="Gated convolutions for load forecasting.",
+    assert finder.find(make_paper("p3", SHORT, title="Gated convolutions for load forecasting.",
                                   source="b.jsonl")) == "p1"
-    assert finder.find(make_paper("p4", revised, title="Gated convolutions for load forecasting",
-                                  source="a.jsonl")) is None, "never within one file"
+    assert finder.find(make_paper("p5", revised, title="Gated convolutions for load forecasting",
+                                  source="b.jsonl")) is None, "a title match with another abstract"
 
 
 def test_different_dois_are_different_papers_even_with_near_identical_text() -> None:

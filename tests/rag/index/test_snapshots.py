@@ -14,7 +14,8 @@ from rag.engine import answer, build_engine
 from rag.index.library import open_library
 from rag.index.snapshots import shared_stamp
 from rag.index.stamp import read_stamp
-from rag.ingest.pipeline import ingest, rebuild
+from rag.ingest.pipeline import ingest
+from rag.ingest.rebuild import rebuild
 from rag.live import LiveEngine
 from rag.settings import Settings, StoreSettings
 from rag.testing.chroma_server import chroma_server

@@ -15,7 +15,8 @@ from rag.errors import StoreError
 from rag.index.chroma import chroma_client, collection_names
 from rag.index.library import open_library
 from rag.index.stamp import read_stamp, stamp_path
-from rag.ingest.pipeline import ingest, ingest_files, rebuild
+from rag.ingest.pipeline import ingest, ingest_files
+from rag.ingest.rebuild import rebuild
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
 from rag.testing.fakes import FakeEmbedder
 from tests.support import cited
@@ -105,6 +106,17 @@ def test_rag_ingest_after_a_garbage_stamp_recovers_the_newest_generation_and_los
     stamp = read_stamp(settings)
     assert (stamp.generation, stamp.collection) == (4, "abstracts-g2")
     assert report.recovered and report.generation == 4
+
+
+def test_a_stamp_naming_a_missing_catalogue_is_recovered_not_trusted(tmp_path):
+    settings, before = four_generations(tmp_path)
+    stamp = json.loads(stamp_path(settings).read_text())
+    stamp_path(settings).write_text(json.dumps({**stamp, "generation": 7, "catalog": 7}))
+    with pytest.raises(StoreError, match="papers-g7.sqlite"):
+        read_stamp(settings)
+    report = run_ingest(settings, SEED)  # the case: the bundled files alone
+    assert served_ids(settings) == before, "no paper of the intact catalogue is lost"
+    assert report.recovered
 
 
 def test_a_garbage_stamp_with_no_intact_generation_is_refused_until_a_rebuild(tmp_path):

@@ -14,7 +14,8 @@ from rag.index.library import open_library
 from rag.index.stamp import read_stamp
 from rag.index.vectors import ChromaIndex
 from rag.ingest.papers import make_paper
-from rag.ingest.pipeline import ingest, rebuild
+from rag.ingest.pipeline import ingest
+from rag.ingest.rebuild import rebuild
 from rag.settings import BUNDLED_CORPUS, Settings, StoreSettings
 from rag.testing.chroma_server import chroma_server
 from rag.testing.fakes import FakeEmbedder

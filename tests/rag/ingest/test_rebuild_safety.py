@@ -13,7 +13,8 @@ from cli.main import cli
 from rag.index.chroma import chroma_client, collection_names
 from rag.index.library import open_library
 from rag.index.stamp import read_stamp
-from rag.ingest.pipeline import ingest, rebuild
+from rag.ingest.pipeline import ingest
+from rag.ingest.rebuild import rebuild
 from rag.settings import BUNDLED_CORPUS, Settings
 from rag.testing.fakes import FakeEmbedder, InterruptingEmbedder
 
