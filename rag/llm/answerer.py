@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from rag.answer.evidence import Reading
 from rag.answer.support import SupportScorer
+from rag.errors import LLMError
 from rag.llm.client import ChatModel
 from rag.llm.prompts import Prompt
 from rag.text.clean import split_sentences
@@ -80,6 +81,8 @@ class LLMAnswerer:
                 if isinstance(parsed, DraftSentence):
                     yield parsed
             done = max(done, len(complete))
+        if not reply.strip():
+            raise LLMError("empty reply")  # as complete() says of content: null; the endpoint works
         yield self.parse(reply, keymap, top, evidence.sentences)
 
     def parse(self, reply: str, keymap: dict[int, str], evidence: Sequence[ScoredPaper],
