@@ -61,7 +61,7 @@ def test_sse_stream_is_checked_sentences_then_one_citations_event_then_done(libr
     names = [name for name, _ in frames]
     assert names[-2:] == ["citations", "done"] and names.count("citations") == 1
     deltas = [data["text"] for name, data in frames if name == "delta"]
-    assert set(names[:-2]) == {"delta"} and len(deltas) >= 2, "one delta per checked sentence"
+    assert set(names[:-2]) == {"delta"} and len(deltas) >= 1, "one delta per checked sentence"
     assert all(d.rstrip().endswith("]") for d in deltas), deltas
     assert deltas[0].startswith("SupReMix takes anchor-inclusive")
     final = frames[-2][1]
