@@ -1,16 +1,19 @@
 """Ready means warm: what the first questions would load lazily (the embedding session, the
-vector index's pages, the keyword index, the reader's weights, a local model) is loaded by one
-question asked at start-up, in a thread, before /readyz says ready. With a cloud LLM configured,
-that question costs one LLM call per start."""
+vector index's pages, the keyword index, the reader's weights) is loaded by one question asked
+at start-up, in a thread, before /readyz says ready. The question is answered offline: the
+warm-up spends no LLM call (a cloud model costs money per start, a dead endpoint would hold
+readiness for its timeout) and never takes a reply meant for a user's question."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from dataclasses import replace
 
-from rag.engine import answer
+from rag.engine import Engine, answer
 from rag.live import LiveEngine
+from rag.retrieve.rerank import NoReranker
 
 log = logging.getLogger(__name__)
 WARM_QUESTION = "What methods do these papers propose, and how are they evaluated?"
@@ -30,7 +33,7 @@ class WarmUp:
         try:
             engine = live.current()
             if engine.library.catalog.count():  # an empty index has nothing to warm
-                answer(engine, WARM_QUESTION)
+                answer(offline_only(engine), WARM_QUESTION)
         except Exception as exc:  # noqa: BLE001  readiness reports it; requests say their own errors
             self.problem = f"the warm-up question failed ({exc})"
             log.warning("%s", self.problem)
@@ -38,3 +41,8 @@ class WarmUp:
             self.seconds = time.perf_counter() - started
             log.info("warmed up in %.1f s", self.seconds)
             self.done.set()
+
+
+def offline_only(engine: Engine) -> Engine:
+    """The engine without its LLM: the offline composer writes, nothing is reranked by a model."""
+    return replace(engine, writers=replace(engine.writers, llm=None), reranker=NoReranker())
