@@ -439,12 +439,14 @@ def train_reader(settings: Settings, datasets: tuple[Path, ...], out: Path | Non
     prints the out-of-fold figures for dev alone, generated alone and pooled."""
     from eval.dataset import SPLITS, load, refuse_test
     from eval.train_reader import GENERATED, train
-    from rag.answer.model import MODEL_FILE
+    from rag.answer.features import FEATURES
+    from rag.answer.model import MODEL_FILE, ReaderModel
+    from rag.answer.reader import EVIDENCE
     from rag.engine import build_engine
 
     paths = list(datasets) or [SPLITS["dev"], *([GENERATED] if GENERATED.exists() else [])]
     refuse_test([q for p in paths for q in load(p)], "trained on")  # by content, under any file name
-    engine = build_engine(settings)
+    engine = build_engine(settings, reader_model=ReaderModel.blank(FEATURES, EVIDENCE))
     try:
         with click.progressbar(length=sum(1 for p in paths for _ in p.open()), label="reading",
                                file=None) as bar:

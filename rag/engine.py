@@ -60,14 +60,16 @@ class Engine:
 
 
 def build_engine(settings: Settings, *, library: Library | None = None,
-                 chat_model: ChatModel | None = None) -> Engine:
-    """Everything built once, from settings. Prompts are checked here, LLM or not."""
+                 chat_model: ChatModel | None = None, reader_model: ReaderModel | None = None) -> Engine:
+    """Everything built once, from settings. Prompts are checked here, LLM or not. ``reader_model``
+    replaces the shipped reader weights (training passes blank ones: the shipped file may have
+    been fitted on the features the code had before)."""
     prompts = load_prompts(settings.prompts_dir)
     library = library or open_library(settings)
     if not isinstance(library.embedder, CachedEmbedder):
         library = replace(library, embedder=CachedEmbedder(library.embedder))
     scorer = AlignedSupportScorer(library, settings.support)
-    reader = build_reader(library, settings.answer)
+    reader = build_reader(library, settings.answer, reader_model)
     offline = OfflineComposer(settings.answer, reader.model)
     common = {"settings": settings, "library": library, "reader": reader, "scorer": scorer,
               "methods": method_index(library)}

@@ -30,7 +30,7 @@ CUES = ("holds", "intro", "mechanism", "result", "has_number", "new_name", "cos"
 BASE = ("cos", "cos_gap", "bm25", "idf_coverage", "coverage", "names_said", "paper_says_names",
         "paper_rank", "paper_similarity", "paper_similarity_gap", "first", "position", "length",
         "intro", "mechanism", "result", "negation", "has_number", "holds", "new_name",
-        "method_said", "result_asked")
+        "method_said", "result_asked", "paper_named", "named_elsewhere")
 FEATURES = BASE + tuple(f"{k}" for k in KINDS) + tuple(f"{k}*{c}" for k in KINDS for c in CUES)
 MIN_WORDS = 5  # shorter pieces are headings or fragments, not claims
 
@@ -74,6 +74,16 @@ def _bm25(terms: dict[str, float], words: Counter[str], length: int, average: fl
                for t, idf in terms.items() if words[t])
 
 
+def is_named(paper: ScoredPaper, asked: Sequence[str]) -> bool:
+    """The question names this paper: a name it asks about is the paper's own method name (or an
+    alias), or leads its title."""
+    p = paper.paper
+    own = [a for a in (p.method or "", *p.aliases) if a]
+    title = (p.title or "").split(":")[0]
+    return any(mentions(a, n) for n in asked for a in own) or any(
+        title and name_pattern(n).match(title.strip()) for n in asked)
+
+
 def kind_of(part: Part) -> str:
     return part.kind if part.kind in KINDS else "describe"
 
@@ -91,6 +101,7 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
     best_sim = max((c.paper.similarity for c in pool), default=0.0)
     top_cos = float(sims.max()) if sims.size else 0.0
     said = {n.lower() for n in intent.names}
+    named = {c.paper.paper.id for c in pool if is_named(c.paper, intent.names)}
     rows = []
     for c, cos, bm in zip(pool, sims, bm25, strict=True):
         terms = content_terms(c.text)
@@ -118,6 +129,9 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
             "negation": float(any(w.lower() in NEGATIONS for w in tokens(c.text))),
             "method_said": float(bool(method and mentions(c.text, method))),
             "result_asked": float(bool(ASKS_RESULTS.search(part.text))) * cues["result"],
+            "paper_named": float(c.paper.paper.id in named),
+            # the question names a retrieved paper, and this sentence is another paper's
+            "named_elsewhere": float(bool(named) and c.paper.paper.id not in named),
         } | {k: cues[k] for k in ("intro", "mechanism", "result", "has_number", "holds", "new_name")}
         kind = kind_of(part)
         row = [base[f] for f in BASE] + [float(kind == k) for k in KINDS]

@@ -52,7 +52,7 @@ _LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:pap
                    r"methods|approaches|models|benchmarks|datasets|articles|publications|"
                    r"systems|techniques)\b|\bpapers\b|\bstudies\b", re.IGNORECASE)
 _NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
-                     r"kind|sort)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
+                     r"kind|sort|results?|findings?|gains?|improvements?|performance|contributions?)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
                      r"(?:it|they)\s+called\b", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:(?:on|in|for|with|by|at|to|from|"
                     r"of|under)\s+)?(?:what|which|how|who|why|when|where|does|do|did|is|are|was|were|"

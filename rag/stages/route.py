@@ -5,7 +5,7 @@ from the catalogue with the papers it cites. Everything else goes on to retrieva
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rag.answer.intent import Intent, parse_intent
 from rag.answer.listings import author_answer, listing_answer
@@ -15,6 +15,7 @@ from rag.retrieve.facets import check_filters
 from rag.retrieve.followups import short_name
 from rag.retrieve.followups import standalone as resolve_followup
 from rag.retrieve.query import QueryRewriter, clean_question
+from rag.text.names import capitalised_terms
 from rag.types import Draft, ScoredPaper, Turn
 
 
@@ -42,10 +43,19 @@ def route(library: Library, asked: str, question: str, *, filters: Filters = Fil
     when it asks who wrote what or what appeared where, and the catalogue has such papers. "Papers
     by X on <topic>" comes back with X's papers searched for the topic, and no catalogue answer."""
     check_filters(library.catalog, filters)  # filters that leave no paper are said, not answered
-    intent = parse_intent(question)
+    intent = with_known_names(library, parse_intent(question))
     if mode == "hybrid" and (intent.author or intent.listing):
         from_catalogue = author_answer if intent.author else listing_answer
         papers, draft = from_catalogue(library, intent, filters)
         if papers:
             return Routed(asked, question, intent, draft, tuple(papers))
     return Routed(asked, question, intent)
+
+
+def with_known_names(library: Library, intent: Intent) -> Intent:
+    """The intent with the names its question says that only the collection knows as names: a
+    plain capitalised word ("Quarrystone") that an indexed abstract introduces as its method."""
+    words = [w for w in capitalised_terms(intent.question) if w not in intent.names]
+    known = library.catalog.method_papers(words) if words else {}
+    extra = tuple(w for w in words if w.lower() in known)
+    return replace(intent, names=intent.names + extra) if extra else intent
