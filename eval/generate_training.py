@@ -8,19 +8,13 @@ Three kinds, each labelled by construction:
 - figure: "<What is measured> for <method>?" from a sentence that names the paper's method and
   gives a figure; the key fact is the figure (with a near word from the sentence);
 - unanswerable near misses: a name question about an invented name, and a figure question about a
-  real method asking for a quantity its abstract never gives (parameters, training time, ...);
-- named: "What does X do?" (and its variants) about a coined name exactly one abstract uses, the
-  key fact X in its own paper, and "What results does X report?" (and variants), the key fact a
-  figure of its paper's results sentence. Only for the names ``trains_on`` picks (half of them,
-  by a hash of the paper id): the other half, and an invented library, are what
-  benchmarks/named_methods.py measures the reader on.
+  real method asking for a quantity its abstract never gives (parameters, training time, ...).
 
     .venv/bin/python -m eval.generate_training [--seed 3] [--per-kind 150]"""
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import re
@@ -31,9 +25,7 @@ from eval.dataset import DATASETS
 from rag.ingest.formats import Problem, read_file
 from rag.settings import BUNDLED_CORPUS
 from rag.text.clean import split_sentences
-from rag.text.cues import RESULT
 from rag.text.lexicon import tokens
-from rag.text.names import name_pattern
 from rag.text.numbers import number_spans
 from rag.types import Paper
 
@@ -90,37 +82,6 @@ def unanswerable(paper: Paper, rng: random.Random) -> Iterator[dict]:
                "key_facts": [], "type": "unanswerable", "tags": ["generated", "near-domain", "invented-name"]}
 
 
-_DOES = ("What does {m} do?", "What is {m}?", "What is {m} for?")
-_RESULTS = ("What results does {m} report?", "How well does {m} perform?", "What does {m} achieve?")
-
-
-def trains_on(paper_id: str) -> bool:
-    """Half the papers, fixed by their id: named questions are generated for these only."""
-    return hashlib.sha256(paper_id.encode()).digest()[0] % 2 == 0
-
-
-def unique_names(corpus: list[Paper]) -> dict[str, Paper]:
-    """Each coined name (an abstract's method name) that exactly one abstract says."""
-    out = {}
-    for paper in corpus:
-        if paper.method and len(paper.method) >= 3:
-            pattern = name_pattern(paper.method)
-            if sum(bool(pattern.search(p.text)) for p in corpus) == 1:
-                out[paper.method] = paper
-    return out
-
-
-def named_questions(name: str, paper: Paper, rng: random.Random) -> Iterator[dict]:
-    yield {"question": rng.choice(_DOES).format(m=name), "gold_papers": [paper.id], "key_facts": [[name]],
-           "type": "single", "tags": ["generated", "named", "describe"]}
-    for sentence in split_sentences(paper.text):
-        spans = [s.group(0) for s in number_spans(sentence)]
-        if RESULT.search(sentence) and spans:
-            yield {"question": rng.choice(_RESULTS).format(m=name), "gold_papers": [paper.id],
-                   "key_facts": [[spans[0]]], "type": "single", "tags": ["generated", "named", "results"]}
-            return
-
-
 def generate(seed: int, per_kind: int) -> list[dict]:
     rng = random.Random(seed)
     corpus = papers()
@@ -131,10 +92,6 @@ def generate(seed: int, per_kind: int) -> list[dict]:
         kinds["number"] += figure_questions(paper)
         kinds["unanswerable"] += unanswerable(paper, rng)
     rows = [q for qs in kinds.values() for q in qs[:per_kind]]
-    named_rng = random.Random(seed)  # its own stream: the kinds above are as they were
-    for name, paper in sorted(unique_names(corpus).items()):
-        if trains_on(paper.id):
-            rows += named_questions(name, paper, named_rng)
     for i, row in enumerate(rows, start=1):
         row.update(id=f"g{i:04d}", reference_answer="")
     return rows
@@ -148,8 +105,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = generate(args.seed, args.per_kind)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    counts = {t: sum(t in r["tags"] for r in rows)
-              for t in ("name", "number", "missing-attribute", "invented-name", "named", "results")}
+    counts = {t: sum(t in r["tags"] for r in rows) for t in ("name", "number", "missing-attribute", "invented-name")}
     print(f"wrote {len(rows)} questions to {args.out}: {counts}")
 
 

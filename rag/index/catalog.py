@@ -203,6 +203,12 @@ class Catalog(CatalogWriter):
                 found.setdefault(name, []).append(pid)
         return found
 
+    def title_names(self, words: Iterable[str]) -> set[str]:
+        """The lower-cased ``words`` a title opens with as its name ("Quarrystone: sonar ...")."""
+        escaped = {w.lower(): w.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for w in words}
+        return {w for w, e in escaped.items() if self.db.execute(
+            "SELECT 1 FROM chunks WHERE lower(title) LIKE ? ESCAPE '\\' LIMIT 1", (e + ":%",)).fetchone()}
+
     def method_names(self) -> list[str]:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT lower(method) FROM papers WHERE method IS NOT NULL")]

@@ -54,8 +54,11 @@ def route(library: Library, asked: str, question: str, *, filters: Filters = Fil
 
 def with_known_names(library: Library, intent: Intent) -> Intent:
     """The intent with the names its question says that only the collection knows as names: a
-    plain capitalised word ("Quarrystone") that an indexed abstract introduces as its method."""
+    plain capitalised word ("Quarrystone") that an indexed abstract introduces as its method, or
+    that a title opens with ("Quarrystone: ...")."""
     words = [w for w in capitalised_terms(intent.question) if w not in intent.names]
-    known = library.catalog.method_papers(words) if words else {}
+    if not words:
+        return intent
+    known = set(library.catalog.method_papers(words)) | library.catalog.title_names(words)
     extra = tuple(w for w in words if w.lower() in known)
     return replace(intent, names=intent.names + extra) if extra else intent

@@ -143,3 +143,18 @@ def test_the_test_split_is_never_trained_on(tmp_path):
                                     env={"RAG_DATA_DIR": str(tmp_path / "index")})
         assert result.exit_code != 0 and "never trained on" in result.output
     assert not (tmp_path / "r.json").exists()
+
+
+def test_training_needs_no_loadable_weights_to_start_from(engine, questions, tmp_path, monkeypatch):
+    """A new feature makes the shipped weights stale; `rag train-reader` must still fit new ones."""
+    import rag.stages.read as read_stage
+
+    def stale(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("training loaded the shipped weights")
+
+    monkeypatch.setattr(read_stage, "load_model", stale)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["train-reader", "--dataset", str(questions), "--out", str(out)],
+                                env={"RAG_DATA_DIR": str(engine.settings.data_dir)})
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and "paper_named" in json.loads(out.read_text())["sentence"]["features"]

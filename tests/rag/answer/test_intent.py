@@ -136,3 +136,9 @@ def test_an_answer_figure_is_not_part_of_a_name_nor_a_figure_the_question_gives(
 ])
 def test_a_leading_clause_belongs_to_the_yes_no_question_after_it(question, parts):
     assert [p.kind for p in parse_intent(question).parts] == parts
+
+
+@pytest.mark.parametrize("question", ["What results does ChemVLM report?", "What gains does Velmo show?",
+                                      "What improvements does X-Net bring?", "What performance does K2 reach?"])
+def test_asking_for_results_is_not_asking_for_a_name(question):
+    assert parse_intent(question).kind == "describe"
