@@ -73,7 +73,10 @@ def test_a_second_machine_answers_from_the_published_catalogue_and_follows_new_o
     deadline = time.monotonic() + 30  # as a service does: each request asks for the current engine
     while live.current().library.stamp.generation < read_stamp(writer).generation and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert "p-2" in cited(live.current(), "What does Quellbrook separate?")
+    # the fake embedder's cosines are noise, so the question asks in the abstract's words (as the
+    # first one does): whether the reader answers a paraphrase is not what this test is about
+    followed = answer(live.current(), "What does Quellbrook separate overlapping calls from?")
+    assert followed.retrieved[0].paper_id == "p-2" and "p-2" in [c.paper_id for c in followed.citations]
     assert read_stamp(reader).generation == read_stamp(writer).generation
 
 
