@@ -88,7 +88,7 @@ def test_a_rebuild_is_published_and_followed_too(tmp_path, port):
     rebuild(writer, [source], embedder=FakeEmbedder())
     engine = live.refresh()
     assert engine.library.stamp.collection == read_stamp(writer).collection != f"snap-{tmp_path.name[-12:]}"
-    assert cited(engine, "What does Quellbrook separate?") == ["p-2"]
+    assert cited(engine, "What does Quellbrook separate overlapping calls from?") == ["p-2"]
 
 
 def test_published_snapshots_are_pruned_to_the_newest_two(tmp_path, port):
