@@ -29,7 +29,7 @@ import numpy as np
 
 from eval.dataset import DATASETS, Question, load, refuse_test
 from eval.metrics import countable_facts, fact_state
-from rag.answer.features import FEATURES, part_features
+from rag.answer.features import FEATURES
 from rag.answer.model import MODEL_FILE, Logistic, ReaderModel
 from rag.answer.reader import EVIDENCE, FittedReader, Scored, evidence_features
 from rag.engine import Engine
@@ -79,10 +79,7 @@ def collect(engine: Engine, questions: Sequence[Question], tick: Callable[[], No
         scored = reader.score(intent, list(evidence.with_abstracts), evidence.sentences)
         if not scored.pool:
             continue
-        vectors = reader.embedder.embed([p.text for p in intent.parts] + [c.text for c in scored.pool])
-        qv, sv = vectors[: len(intent.parts)], vectors[len(intent.parts):]
-        rows = [part_features(intent, part, scored.pool, sv @ v, reader.idf)
-                for part, v in zip(intent.parts, qv, strict=True)]
+        rows = reader.feature_rows(intent, scored.pool)
         labels = np.array([label(q, c.text, c.paper.paper.id) for c in scored.pool])
         out.append(Example(q, scored, rows, labels, [c.paper.paper.id for c in scored.pool],
                            sources[i] if sources else "dev"))

@@ -89,16 +89,21 @@ class FittedReader:
             empty = tuple(np.zeros(0) for _ in intent.parts)
             return Scored(intent, (), empty, tuple(np.zeros(0, bool) for _ in intent.parts), unknown,
                           missing, share, np.zeros(len(PEAKS)))
-        vectors = self.embedder.embed([p.text for p in intent.parts] + [c.text for c in pool])
-        questions, sentences = vectors[: len(intent.parts)], vectors[len(intent.parts):]
         probabilities, holding, peaks = [], [], []
-        for part, qvec in zip(intent.parts, questions, strict=True):
-            rows = part_features(intent, part, pool, sentences @ qvec, self.idf)
+        for rows in self.feature_rows(intent, pool):
             probabilities.append(self.model.sentence.probability(rows))
             holding.append(rows[:, FEATURES.index("holds")] > 0.5)
             peaks.append([rows[:, FEATURES.index(f)].max() for f in PEAKS])
         return Scored(intent, tuple(pool), tuple(probabilities), tuple(holding), unknown, missing, share,
                       np.array(peaks).min(axis=0))
+
+    def feature_rows(self, intent: Intent, pool: Sequence[Candidate]) -> list[np.ndarray]:
+        """Per part of the question, one row of FEATURES per candidate (scoring and training
+        both read them here, so the two cannot drift apart)."""
+        vectors = self.embedder.embed([p.text for p in intent.parts] + [c.text for c in pool])
+        questions, sentences = vectors[: len(intent.parts)], vectors[len(intent.parts):]
+        return [part_features(intent, part, pool, sentences @ qvec, self.idf)
+                for part, qvec in zip(intent.parts, questions, strict=True)]
 
     def answerable(self, scored: Scored) -> float:
         return float(self.model.answerable.probability(evidence_features(scored)[None, :])[0])
