@@ -28,8 +28,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from eval.dataset import SPLITS, load  # noqa: E402
-from eval.train_reader import (FOLDS, GENERATED, choose_answerable, collect, fit_logistic,  # noqa: E402
-                               out_of_fold, source_of, with_probabilities)
+from eval.train_reader import (  # noqa: E402
+    FOLDS,
+    GENERATED,
+    choose_answerable,
+    collect,
+    fit_logistic,
+    out_of_fold,
+    source_of,
+    with_probabilities,
+)
 from rag.answer.features import FEATURES  # noqa: E402
 from rag.answer.model import ReaderModel  # noqa: E402
 from rag.answer.reader import EVIDENCE, evidence_features  # noqa: E402
@@ -97,7 +105,8 @@ def main() -> None:
     answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
     dev = np.array([ex.source == "dev" for ex in examples])
     thresholds = {}
-    print(f"dev, out of fold: {int((dev & ~answerable).sum())} unanswerable, {int((dev & answerable).sum())} answerable")
+    print(f"dev, out of fold: {int((dev & ~answerable).sum())} unanswerable, "
+          f"{int((dev & answerable).sum())} answerable")
     for name, fit in gates().items():
         for seed in args.fold_seeds:
             folds = np.random.default_rng(seed).permutation(len(examples)) % FOLDS
@@ -125,7 +134,8 @@ def main() -> None:
         small = build_engine(settings)
         for question, should in ASKED:
             routed = route(small.library, question, question)
-            evidence = gather(find(small.library, small.reranker, routed, settings.retrieval, methods=small.methods))
+            evidence = gather(find(small.library, small.reranker, routed, settings.retrieval,
+                                   methods=small.methods))
             row = evidence_features(small.reader.score(routed.intent, list(evidence.with_abstracts),
                                                        evidence.sentences))[None, :]
             said = "  ".join(f"{name}: {positive(model, row)[0]:.2f}/{thresholds[name]:.2f}"

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from rag.answer.evidence import Reading, Sentence, is_share
+from rag.answer.features import is_named
 from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
 from rag.answer.verdict import yes_or_no
@@ -83,6 +84,9 @@ class OfflineComposer:
             decided = [cv for cv in verdicts if cv[1]]
             return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))
         if part.kind in ("number", "name"):
+            own = [c for c in cands if is_named(c.paper, intent.names)]
+            if part.kind == "number" and own:  # a figure of a named paper is that paper's own
+                cands = own
             close = [c for c in cands[: self.settings.figure_candidates] if c.holds]
             for c in close or cands[:1]:
                 if lead := lead_span(part, c, intent.question):

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.answer.evidence import Reading, Sentence, says, topic_share
-from rag.answer.features import FEATURES, KINDS, Candidate, candidates, kind_of, part_features
+from rag.answer.features import FEATURES, KINDS, Candidate, candidates, is_named, kind_of, part_features
 from rag.answer.intent import Intent
 from rag.answer.model import MODEL_FILE, ReaderModel
 from rag.index.embedding import Embedder
@@ -61,6 +61,24 @@ def evidence_features(scored: Scored) -> np.ndarray:
            max(sims) - min(sims), scored.topic_share, float(scored.unknown is not None),
            float(scored.missing is not None), said, float(len(intent.parts)), float(unheld)]
     return np.array(row + list(scored.peaks) + [float(k in kinds) for k in KINDS])
+
+
+def figure_not_given(scored: Scored) -> str:
+    """Why not, when the question names a paper the evidence holds and asks for a figure that no
+    sentence of it gives: a figure of X is X's own or none (another paper's number, however close
+    in wording, measures something else). "" when the named paper gives one, or none is named, or
+    the question has other parts (the composer then leads that part with no borrowed figure)."""
+    intent = scored.intent
+    named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
+    if not named.any() or len(intent.parts) > 1:  # several parts: the others may still be answered
+        return ""
+    for part, held in zip(intent.parts, scored.holding, strict=True):
+        if part.kind == "number" and not held[named].any():
+            paper = next(c.paper.paper for c, n in zip(scored.pool, named, strict=True) if n)
+            who = paper.method or (paper.title or paper.id).split(":")[0]
+            asked = part.text.removeprefix("and ").strip(" ?.")
+            return f"the abstract of {who} gives no figure for: {asked}"
+    return ""
 
 
 def load_model(path: Path = MODEL_FILE) -> ReaderModel:
@@ -123,7 +141,7 @@ class FittedReader:
             for part, probs, held in zip(intent.parts, scored.probabilities, scored.holding, strict=True))
         if self.answerable(scored) < self.model.threshold("answerable", 0.5):
             return Reading(parts, usable, self._why(scored), intent)
-        return Reading(parts, usable, "", intent)
+        return Reading(parts, usable, figure_not_given(scored), intent)
 
     def _unknown_word(self, intent: Intent) -> str | None:
         if self.terms is None:

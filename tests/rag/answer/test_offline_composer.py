@@ -58,3 +58,23 @@ def test_nothing_is_written_when_the_reader_says_the_abstracts_do_not_answer():
     draft = compose(q, reading(q, (ORBIT, "OrbitNet predicts drag.", 0.1, False),
                                reason="the closest abstracts give no figure for: cost"))
     assert draft.abstained and draft.sentences == () and "no figure" in draft.reason
+
+
+def test_a_figure_of_a_named_paper_is_never_borrowed_from_another():
+    """KelpCodec's sentence scores higher and holds a share, but the question asks OrbitNet's: the
+    lead figure is OrbitNet's own, from its own sentence."""
+    q = "By how much does OrbitNet reduce storage, and what does it predict?"
+    draft = compose(q, reading(q, (KELP, "It reduces storage by 40% on two archives.", 0.9, True),
+                               (ORBIT, "It lowers the error by 12% on three datasets.", 0.5, True),
+                               (ORBIT, "OrbitNet predicts drag.", 0.4, False)))
+    first = draft.sentences[0]
+    assert first.paper_ids == ("p1",) and "40%" not in first.prefix, first
+
+
+def test_a_named_paper_without_a_figure_leads_with_no_borrowed_one():
+    q = "How many parameters does OrbitNet have, and what does it predict?"
+    draft = compose(q, reading(q, (KELP, "It reduces storage by 40% on two archives.", 0.9, True),
+                               (ORBIT, "OrbitNet predicts drag.", 0.5, False)))
+    first = draft.sentences[0]  # the figure part: OrbitNet's own sentence, no lead figure
+    assert first.paper_ids == ("p1",) and first.prefix == "", draft.sentences
+    assert not any("40%" in s.prefix for s in draft.sentences)

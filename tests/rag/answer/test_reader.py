@@ -103,3 +103,33 @@ READ = [("By how much does QuillKV reduce KV cache memory?", "kv-a", "71%"),
         ("What does TideNet forecast?", "other-1", "coastal flood levels"),
         ("What accuracy does WingSort reach on the museum dataset?", "other-2", "93%"),
         ("By how much does GlacierSeg improve IoU?", "other-3", "6 points")]
+
+
+def _scored_pool(question: str, held: list[bool]):  # type: ignore[no-untyped-def]
+    from rag.answer.features import Candidate
+    from rag.answer.reader import Scored
+    from rag.types import Paper, ScoredPaper
+
+    orbit = ScoredPaper(Paper("p1", "OrbitNet predicts drag.", "OrbitNet: drag", method="OrbitNet"), 1.0,
+                        similarity=0.6)
+    kelp = ScoredPaper(Paper("p2", "KelpCodec has 40M parameters.", "KelpCodec", method="KelpCodec"), 0.9,
+                       similarity=0.5)
+    pool = (Candidate(orbit, "OrbitNet predicts drag.", 0, 1, 1),
+            Candidate(kelp, "KelpCodec has 40M parameters.", 0, 1, 2))
+    intent = parse_intent(question)
+    return Scored(intent, pool, tuple(np.array([0.5, 0.9]) for _ in intent.parts),
+                  tuple(np.array(held) for _ in intent.parts), None, None, 1.0, np.zeros(5))
+
+
+def test_a_figure_asked_of_a_named_paper_that_gives_none_is_declined_and_says_whose():
+    from rag.answer.reader import figure_not_given
+
+    reason = figure_not_given(_scored_pool("How many parameters does OrbitNet have?", [False, True]))
+    assert reason == "the abstract of OrbitNet gives no figure for: How many parameters does OrbitNet have"
+
+
+def test_a_named_paper_that_gives_the_figure_or_no_name_is_not_declined_for_it():
+    from rag.answer.reader import figure_not_given
+
+    assert figure_not_given(_scored_pool("How many parameters does OrbitNet have?", [True, True])) == ""
+    assert figure_not_given(_scored_pool("How many parameters does the drag model have?", [False, True])) == ""
