@@ -18,7 +18,6 @@ detail question of the small library; the logistic gate stays."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.common import index_rows  # noqa: E402
 from eval.dataset import SPLITS, load  # noqa: E402
 from eval.train_reader import (  # noqa: E402
     FOLDS,
@@ -42,8 +42,6 @@ from rag.answer.features import FEATURES  # noqa: E402
 from rag.answer.model import ReaderModel  # noqa: E402
 from rag.answer.reader import EVIDENCE, evidence_features  # noqa: E402
 from rag.engine import build_engine  # noqa: E402
-from rag.index.library import open_library  # noqa: E402
-from rag.ingest.pipeline import ingest  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 from rag.stages.retrieve import find, gather  # noqa: E402
 from rag.stages.route import route  # noqa: E402
@@ -122,15 +120,8 @@ def main() -> None:
     fitted = {name: fit(ev, answerable.astype(int)) for name, fit in gates().items()}
     print("a small library (every paper retrieved): P(answerable) against the gate's dev threshold")
     with tempfile.TemporaryDirectory() as folder:
-        rows = [{"id": pid, "title": pid, "abstract": text, "authors": ["A. Author"], "year": 2024}
-                for pid, text in LIBRARY.items()]
-        (Path(folder) / "small.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        settings = Settings(data_dir=Path(folder) / "index")
-        library = open_library(settings)
-        try:
-            ingest(library, [Path(folder) / "small.jsonl"])
-        finally:
-            library.close()
+        settings = index_rows(Path(folder), [{"id": pid, "title": pid, "abstract": text, "authors": ["A. Author"],
+                                               "year": 2024} for pid, text in LIBRARY.items()])
         small = build_engine(settings)
         for question, should in ASKED:
             routed = route(small.library, question, question)

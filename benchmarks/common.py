@@ -1,7 +1,9 @@
-"""Shared by the benchmark scripts: an index of the bundled corpus to measure against."""
+"""Shared by the benchmark scripts: an index of the bundled corpus to measure against, and of a
+small library of papers written by the benchmark itself."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,3 +27,17 @@ def indexed_settings(data_dir: Path | None) -> Iterator[Settings]:
             finally:
                 lib.close()
         yield settings
+
+
+def index_rows(folder: Path, rows: list[dict], name: str = "papers") -> Settings:
+    """``rows`` (paper records: id, title, abstract, ...) written to ``folder`` as JSONL and
+    indexed into ``folder``/index; the settings that point at it."""
+    source = folder / f"{name}.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    settings = Settings(data_dir=folder / "index")
+    lib = open_library(settings)
+    try:
+        ingest(lib, [source])
+    finally:
+        lib.close()
+    return settings

@@ -21,11 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import indexed_settings
+from common import index_rows, indexed_settings
 
 from rag.engine import answer, build_engine
 from rag.index.library import open_library
-from rag.ingest.pipeline import ingest
 from rag.settings import Settings
 from rag.text.names import method_name, name_pattern
 from rag.types import Answer
@@ -101,7 +100,7 @@ TOPICS = (("sonar archive compression", "storage per hour of recordings", "{}% l
           ("traffic signal control", "average waiting time at junctions", "waiting times cut by {}%"))
 
 
-def invented_library(folder: Path, count: int, seed: int = 5) -> list[tuple[str, str]]:
+def invented_library(count: int, seed: int = 5) -> tuple[list[dict], list[tuple[str, str]]]:
     """Short titled abstracts, each introducing one coined name; a third are one sentence long.
     Topics repeat, so several papers compete for every question; only the name tells them apart."""
     rng = random.Random(seed)
@@ -122,10 +121,7 @@ def invented_library(folder: Path, count: int, seed: int = 5) -> list[tuple[str,
         rows.append({"id": pid, "title": f"{name}: {topic} made simple", "abstract": " ".join(sentences),
                      "authors": [f"Author {i}"], "year": 2020 + i % 5})
         names.append((name, pid))
-    import json
-
-    (folder / "invented.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return names
+    return rows, names
 
 
 def main() -> None:
@@ -145,13 +141,9 @@ def main() -> None:
             names = named(papers)[: args.limit]
             report(f"bundled ({len(names)} names)", measure(settings, names, args.show))
     with tempfile.TemporaryDirectory() as tmp:
-        names = invented_library(Path(tmp), 60)[: args.limit]
-        settings = Settings(data_dir=Path(tmp) / "index")
-        lib = open_library(settings)
-        try:
-            ingest(lib, [Path(tmp) / "invented.jsonl"])
-        finally:
-            lib.close()
+        rows, names = invented_library(60)
+        names = names[: args.limit]
+        settings = index_rows(Path(tmp), rows, "invented")
         report(f"invented ({len(names)} names)", measure(settings, names, args.show))
 
 
