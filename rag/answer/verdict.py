@@ -10,6 +10,7 @@ import re
 
 from rag.answer.intent import Part
 from rag.text.lexicon import STOPWORDS, stem, tokens
+from rag.text.numbers import counts_differ
 from rag.text.vocab import DENIALS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
@@ -43,11 +44,14 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
 
 def yes_or_no(part: Part, sentence: str, coverage: float = 0.5) -> str:
     """"Yes" when the sentence says what the question asks about, "No" when it negates or
-    denies it, "" when it covers less than ``coverage`` of the question's focus."""
+    denies it or counts the asked thing otherwise, "" when it covers less than ``coverage`` of
+    the question's focus."""
     words = {stem(w.removesuffix("-free")) for w in tokens(sentence) if w[0].isalpha()}
     hits = part.focus & words
     if not part.focus or len(hits) < coverage * len(part.focus):
         return ""
+    if counts_differ(part.text, sentence):  # a false premise: "a single dataset" where it says six
+        return "No"
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     negated = bool(hits & denied_terms(sentence, asked))
     return "No" if negated != bool(_NEGATED_ASK.match(part.text)) else "Yes"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from rag.text.lexicon import alnum_words
+from rag.text.lexicon import STOPWORDS, alnum_words, stem
 
 # A number as a claim states it: "69.73%", "2.5x", "1,024 GPUs", "3.5 points", "10 times",
 # "1 trillion", "nine times", "six benchmarks". "one" is left out: it is mostly not a count.
@@ -106,3 +106,51 @@ def claimed_numbers(text: str) -> list[tuple[str, set[float]]]:
 
 def close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+_COUNT = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)$")
+_WORD = re.compile(r"(?:\d{1,3}(?:,\d{3})+|[A-Za-z0-9][\w-]*)[,.;:]?")
+SINGULAR_COUNTS = {"single": 1.0, "one": 1.0}  # only before the thing counted ("one of the" is not)
+
+
+def _count(word: str) -> float | None:
+    if _COUNT.match(word) and not _YEARLIKE.match(word):
+        return float(word.replace(",", ""))
+    value = NUMBER_WORDS.get(word, SINGULAR_COUNTS.get(word))
+    return float(value) if value is not None and value >= 1 else None
+
+
+def _singular(word: str) -> str:
+    """"days" and "day", "GPUs" and "GPU" alike (stem leaves short words as they are)."""
+    return stem(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+
+
+def counts(text: str) -> dict[str, set[float]]:
+    """What a text counts, by the stem of each word of the counted thing: "on a single chest X-ray
+    dataset" -> {chest, x-ray, dataset: {1}}; "six datasets spanning MRI" -> {dataset, span: {6}}.
+    The thing runs from the count to the next stop word, count or clause end (at most four words)."""
+    words = _WORD.findall(_spelled_compounds(text))
+    out: dict[str, set[float]] = {}
+    for i, raw in enumerate(words):
+        value = _count(raw.lower().rstrip(",.;:"))
+        if value is None or raw[-1] in ",.;:":
+            continue
+        for following in words[i + 1 : i + 5]:
+            word = following.lower().rstrip(",.;:")
+            if word in STOPWORDS or _count(word) is not None or not word[0].isalpha():
+                break
+            out.setdefault(_singular(word), set()).add(value)
+            if following[-1] in ",.;:":
+                break
+    return out
+
+
+def counts_differ(asked: str, stated: str) -> bool:
+    """The question counts a thing the sentence also counts, and no count agrees: "a single
+    dataset" against "six datasets". Different things counted, or nothing counted, differ in nothing."""
+    stated_counts = counts(stated)
+    for thing, values in counts(asked).items():
+        other = stated_counts.get(thing)
+        if other and not any(close(a, b) for a in values for b in other):
+            return True
+    return False

@@ -1,0 +1,43 @@
+"""Yes or no from a sentence: a false premise about how many ("a single dataset" where the
+abstract says six) is answered "No", while a count that agrees, or counts something else, leaves
+the verdict to the rest of the sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.intent import parse_intent
+from rag.answer.verdict import yes_or_no
+from rag.text.numbers import counts, counts_differ
+
+SIX = "SupReMix is evaluated on six datasets spanning MRI, X-ray, ultrasound and PET modalities."
+
+
+def verdict(question: str, sentence: str) -> str:
+    return yes_or_no(parse_intent(question).parts[0], sentence)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Was SupReMix evaluated on a single chest X-ray dataset?", "No"),
+    ("Was SupReMix evaluated on three datasets?", "No"),
+    ("Was SupReMix evaluated on six datasets?", "Yes"),
+    ("Was SupReMix evaluated on datasets of several modalities?", "Yes"),
+])
+def test_a_count_the_sentence_contradicts_is_a_false_premise(question, expected):
+    assert verdict(question, SIX) == expected
+
+
+def test_counts_are_read_by_the_thing_counted():
+    assert counts("trained on 1,024 GPUs for two days") == {"gpu": {1024.0}, "day": {2.0}}
+    assert counts("one of the models") == {}  # "one" before "of" counts nothing
+    assert counts("in 2023 we") == {}  # a year is not a count
+
+
+@pytest.mark.parametrize(("asked", "stated", "differ"), [
+    ("Was it trained on 64 GPUs?", "It was trained on 64 GPUs for two days.", False),
+    ("Was it trained on 8 GPUs?", "It was trained on 64 GPUs for two days.", True),
+    ("Was it trained for two days?", "It was trained on 64 GPUs for two days.", False),
+    ("Does it use two encoders?", "It was trained on 64 GPUs.", False),  # another thing counted
+])
+def test_counts_differ_only_on_the_same_thing(asked, stated, differ):
+    assert counts_differ(asked, stated) is differ
