@@ -9,7 +9,7 @@ model reads for itself and this verdict is only a hint."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +23,7 @@ from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
 from rag.text.lexicon import STOPWORDS, tokens
 from rag.text.names import capitalised_terms, is_coined
+from rag.text.numbers import close, number_values, scaled_figures
 from rag.types import Evidence, ScoredPaper
 
 PEAKS = ("cos", "idf_coverage", "coverage", "names_said", "paper_says_names")
@@ -63,22 +64,42 @@ def evidence_features(scored: Scored) -> np.ndarray:
     return np.array(row + list(scored.peaks) + [float(k in kinds) for k in KINDS])
 
 
+def of_the_asked_variant(scored: Scored) -> Scored:
+    """A figure question that names its thing by a figure ("the 360M variant", "at 50% sparsity")
+    is answered only from abstracts that state that figure: another paper's, or the 1.7B model's,
+    figure measures something else. Number parts only; the rest as scored."""
+    asked = scaled_figures(scored.intent.question)
+    if not asked:
+        return scored
+    says = np.array([all(any(close(a, v) for v in number_values(c.paper.paper.text)) for a in asked)
+                     for c in scored.pool], dtype=bool)
+    holding = tuple(held & says if part.kind == "number" else held
+                    for part, held in zip(scored.intent.parts, scored.holding, strict=True))
+    return replace(scored, holding=holding)
+
+
 def figure_not_given(scored: Scored) -> str:
     """Why not, when the question names a paper the evidence holds and asks for a figure that no
     sentence of it gives: a figure of X is X's own or none (another paper's number, however close
     in wording, measures something else). "" when the named paper gives one, or none is named, or
     the question has other parts (the composer then leads that part with no borrowed figure)."""
     intent = scored.intent
-    named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
-    if not named.any() or len(intent.parts) > 1:  # several parts: the others may still be answered
+    if len(intent.parts) > 1:  # several parts: the others may still be answered
         return ""
-    for part, held in zip(intent.parts, scored.holding, strict=True):
-        if part.kind == "number" and not held[named].any():
-            paper = next(c.paper.paper for c, n in zip(scored.pool, named, strict=True) if n)
-            who = paper.method or (paper.title or paper.id).split(":")[0]
-            asked = part.text.removeprefix("and ").strip(" ?.")
-            return f"the abstract of {who} gives no figure for: {asked}"
+    part, held = intent.parts[0], scored.holding[0]
+    asked = part.text.removeprefix("and ").strip(" ?.")
+    figures = scaled_figures(intent.question)
+    if part.kind == "number" and figures and not held.any():
+        return f"no retrieved abstract that says {', '.join(figures.values())} gives a figure for: {asked}"
+    named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
+    if not named.any():
+        return ""
+    if part.kind == "number" and not held[named].any():
+        paper = next(c.paper.paper for c, n in zip(scored.pool, named, strict=True) if n)
+        who = paper.method or (paper.title or paper.id).split(":")[0]
+        return f"the abstract of {who} gives no figure for: {asked}"
     return ""
+
 
 
 def load_model(path: Path = MODEL_FILE) -> ReaderModel:
@@ -134,12 +155,14 @@ class FittedReader:
         if stranger:  # nothing in the collection shares a word with the question: nothing to read
             return Reading((), usable, f"no indexed abstract uses any of the words {stranger}", intent)
         scored = self.score(intent, usable, evidence.sentences)
+        gate = self.answerable(scored)
+        scored = of_the_asked_variant(scored)
         parts = tuple(
             (part, tuple(sorted((Sentence(c.paper, c.text, round(float(p), 4), bool(h))
                                  for c, p, h in zip(scored.pool, probs, held, strict=True)),
                                 key=lambda s: -s.score)))
             for part, probs, held in zip(intent.parts, scored.probabilities, scored.holding, strict=True))
-        if self.answerable(scored) < self.model.threshold("answerable", 0.5):
+        if gate < self.model.threshold("answerable", 0.5):
             return Reading(parts, usable, self._why(scored), intent)
         return Reading(parts, usable, figure_not_given(scored), intent)
 

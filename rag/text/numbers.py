@@ -89,6 +89,19 @@ def number_values(text: str) -> set[float]:
     return values
 
 
+def scaled_figures(text: str) -> dict[float, str]:
+    """The figures a text gives with a scale or as a share ("360M", "7 billion", "50%"), by value,
+    each with its spelling: the kind that names a variant or a setting rather than asks how many."""
+    out = {}
+    for m in _DIGITS.finditer(_spelled_compounds(text)):
+        raw = float(m.group(1).replace(",", ""))
+        if m.group(2):
+            out[raw * SCALES[m.group(2).lower()]] = m.group(0).strip()
+        elif m.group(0).rstrip().endswith("%"):
+            out[raw] = m.group(0).strip()
+    return out
+
+
 def claimed_numbers(text: str) -> list[tuple[str, set[float]]]:
     """The figures a claim states, each with the values it may stand for."""
     text = _spelled_compounds(text)

@@ -110,10 +110,11 @@ def _scored_pool(question: str, held: list[bool]):  # type: ignore[no-untyped-de
     from rag.answer.reader import Scored
     from rag.types import Paper, ScoredPaper
 
-    orbit = ScoredPaper(Paper("p1", "OrbitNet predicts drag.", "OrbitNet: drag", method="OrbitNet"), 1.0,
-                        similarity=0.6)
-    kelp = ScoredPaper(Paper("p2", "KelpCodec has 40M parameters.", "KelpCodec", method="KelpCodec"), 0.9,
-                       similarity=0.5)
+    def paper(pid: str, text: str, title: str, method: str, similarity: float) -> ScoredPaper:
+        return ScoredPaper(Paper(pid, text, text, title, method=method), similarity, similarity=similarity)
+
+    orbit = paper("p1", "OrbitNet predicts drag.", "OrbitNet: drag", "OrbitNet", 0.6)
+    kelp = paper("p2", "KelpCodec has 40M parameters.", "KelpCodec", "KelpCodec", 0.5)
     pool = (Candidate(orbit, "OrbitNet predicts drag.", 0, 1, 1),
             Candidate(kelp, "KelpCodec has 40M parameters.", 0, 1, 2))
     intent = parse_intent(question)
@@ -133,3 +134,15 @@ def test_a_named_paper_that_gives_the_figure_or_no_name_is_not_declined_for_it()
 
     assert figure_not_given(_scored_pool("How many parameters does OrbitNet have?", [True, True])) == ""
     assert figure_not_given(_scored_pool("How many parameters does the drag model have?", [False, True])) == ""
+
+
+def test_a_figure_that_names_the_variant_must_be_in_the_abstract_that_answers():
+    """"The 360M model": an abstract that never says 360M gives another model's figure."""
+    from rag.answer.reader import figure_not_given, of_the_asked_variant
+
+    absent = of_the_asked_variant(_scored_pool("How many parameters does the 360M model have?", [True, True]))
+    assert not absent.holding[0].any()
+    assert figure_not_given(absent) == ("no retrieved abstract that says 360M gives a figure for: "
+                                        "How many parameters does the 360M model have")
+    present = of_the_asked_variant(_scored_pool("How many parameters does the 40M model have?", [True, True]))
+    assert present.holding[0].tolist() == [False, True] and figure_not_given(present) == ""

@@ -41,3 +41,10 @@ def test_counts_are_read_by_the_thing_counted():
 ])
 def test_counts_differ_only_on_the_same_thing(asked, stated, differ):
     assert counts_differ(asked, stated) is differ
+
+
+def test_figures_with_a_scale_or_a_share_are_read_by_value_with_their_spelling():
+    from rag.text.numbers import scaled_figures
+
+    assert scaled_figures("the 360M variant at 50% sparsity, trained for 3 days") == {3.6e8: "360M", 50.0: "50%"}
+    assert set(scaled_figures("a 1.7 billion parameter model")) == set(scaled_figures("the 1.7B model"))
