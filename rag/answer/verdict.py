@@ -1,5 +1,6 @@
 """Yes or no, read from a sentence the way English scopes a negation: a cue ("not", "without",
-"fails to", "instead of", "avoids") governs the few content words after it in its own clause,
+"fails to", "instead of", "avoids", or a minimiser: "minimal", "negligible") governs the few content
+words after it in its own clause,
 a state word ("frozen", "fixed", "unchanged") denies its whole clause, and an "X-free" compound
 denies X. "Instead of prompting, GlimmerNet fine-tunes the encoder" therefore affirms that it
 fine-tunes the encoder: "instead" governs "prompting", not the clause after the comma."""
@@ -11,7 +12,7 @@ import re
 from rag.answer.intent import Part
 from rag.text.lexicon import STOPWORDS, stem, tokens
 from rag.text.numbers import counts_differ
-from rag.text.vocab import DENIALS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
+from rag.text.vocab import DENIALS, MINIMISERS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
 _NEGATED_ASK = re.compile(r"^\s*(?:isn't|aren't|doesn't|don't|didn't|can't|cannot|wasn't|weren't|"
@@ -32,7 +33,7 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
         for w in words:
             if w.endswith("-free") and w not in asked:
                 denied.add(stem(w.removesuffix("-free")))
-            elif (w in NEGATIONS or w in DENIALS) and w not in asked:
+            elif (w in NEGATIONS or w in DENIALS or w in MINIMISERS) and w not in asked:
                 left = SCOPE
             elif w in SCOPE_ENDS:
                 left = 0

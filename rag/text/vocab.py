@@ -19,6 +19,10 @@ doesn't didn't isn't aren't wasn't weren't won't wouldn't couldn't shouldn't fai
 failing unable lack lacks lacking rarely seldom hardly barely free""".split())
 # Words that deny what follows them in their clause ("avoids retraining", "instead of prompting").
 DENIALS = frozenset("""eliminates eliminate eliminating avoids avoid avoiding instead rather""".split())
+# Words that all but deny what follows them ("with minimal context relevance", "a negligible effect",
+# "a little human annotation"): for a yes/no question about it, a "no". Not "less" or "few", which
+# more often compare ("uses less memory") than deny.
+MINIMISERS = frozenset("minimal minimally negligible negligibly marginal marginally little".split())
 # The negations that govern only what follows them ("without labels", "no gain", "label-free"):
 # after a fact in its clause, they deny something else ("X identifies the model without training").
 FORWARD_NEGATIONS = frozenset("no none nothing nowhere neither nor without lack lacks lacking free".split())

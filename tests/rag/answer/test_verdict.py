@@ -48,3 +48,15 @@ def test_figures_with_a_scale_or_a_share_are_read_by_value_with_their_spelling()
 
     assert scaled_figures("the 360M variant at 50% sparsity, trained for 3 days") == {3.6e8: "360M", 50.0: "50%"}
     assert set(scaled_figures("a 1.7 billion parameter model")) == set(scaled_figures("the 1.7B model"))
+
+
+@pytest.mark.parametrize(("question", "sentence", "expected"), [
+    ("Do routing decisions mostly depend on the context?",
+     "Routing decisions in MoE models are predominantly based on token IDs, with minimal context relevance.", "No"),
+    ("Does the evaluator need lots of human preference labels?",
+     "The evaluator can be fine-tuned with a little amount of human preference annotation.", "No"),
+    ("Is the memory overhead of the cache negligible?",  # the question says the word: it asks about it
+     "The cache adds negligible memory overhead.", "Yes"),
+])
+def test_a_minimiser_all_but_denies_what_it_governs(question, sentence, expected):
+    assert verdict(question, sentence) == expected
