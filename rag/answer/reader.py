@@ -71,20 +71,26 @@ def of_the_asked_variant(scored: Scored) -> Scored:
     asked = scaled_figures(scored.intent.question)
     if not asked:
         return scored
-    says = np.array([all(any(close(a, v) for v in number_values(c.paper.paper.text)) for a in asked)
-                     for c in scored.pool], dtype=bool)
+    stated = {}  # by paper: its abstract is read once, not once per candidate sentence
+    for c in scored.pool:
+        if c.paper.paper.id not in stated:
+            values = number_values(c.paper.paper.text)
+            stated[c.paper.paper.id] = all(any(close(a, v) for v in values) for a in asked)
+    says = np.array([stated[c.paper.paper.id] for c in scored.pool], dtype=bool)
     holding = tuple(held & says if part.kind == "number" else held
                     for part, held in zip(scored.intent.parts, scored.holding, strict=True))
     return replace(scored, holding=holding)
 
 
 def figure_not_given(scored: Scored) -> str:
-    """Why not, when the question names a paper the evidence holds and asks for a figure that no
-    sentence of it gives: a figure of X is X's own or none (another paper's number, however close
-    in wording, measures something else). "" when the named paper gives one, or none is named, or
-    the question has other parts (the composer then leads that part with no borrowed figure)."""
+    """Why a one-part figure question is not answered though the evidence looks on topic: no
+    abstract states the figure that names the asked variant (``of_the_asked_variant``), or the
+    question names a paper the evidence holds and no sentence of it gives the figure (a figure of
+    X is X's own; another paper's number, however close in wording, measures something else).
+    "" otherwise, and for a question of several parts (the others may still be answered; the
+    composer leads that part with no borrowed figure)."""
     intent = scored.intent
-    if len(intent.parts) > 1:  # several parts: the others may still be answered
+    if len(intent.parts) > 1:
         return ""
     part, held = intent.parts[0], scored.holding[0]
     asked = part.text.removeprefix("and ").strip(" ?.")
@@ -99,7 +105,6 @@ def figure_not_given(scored: Scored) -> str:
         who = paper.method or (paper.title or paper.id).split(":")[0]
         return f"the abstract of {who} gives no figure for: {asked}"
     return ""
-
 
 
 def load_model(path: Path = MODEL_FILE) -> ReaderModel:
@@ -155,7 +160,7 @@ class FittedReader:
         if stranger:  # nothing in the collection shares a word with the question: nothing to read
             return Reading((), usable, f"no indexed abstract uses any of the words {stranger}", intent)
         scored = self.score(intent, usable, evidence.sentences)
-        gate = self.answerable(scored)
+        gate = self.answerable(scored)  # on the evidence as scored, as the gate was fitted
         scored = of_the_asked_variant(scored)
         parts = tuple(
             (part, tuple(sorted((Sentence(c.paper, c.text, round(float(p), 4), bool(h))
