@@ -40,15 +40,12 @@ from eval.train_reader import (  # noqa: E402
 )
 from rag.answer.features import FEATURES  # noqa: E402
 from rag.answer.model import ReaderModel  # noqa: E402
-from rag.answer.reader import EVIDENCE, evidence_features  # noqa: E402
+from rag.answer.reader import EVIDENCE, EVIDENCE_SIGNS, FALLS, RISES, evidence_features  # noqa: E402
 from rag.engine import build_engine  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 from rag.stages.retrieve import find, gather  # noqa: E402
 from rag.stages.route import route  # noqa: E402
 
-UP = {"best", "best_holding", "top_similarity", "topic_share", "names_said", "peak_cos", "peak_idf_coverage",
-      "peak_coverage", "peak_names_said", "peak_paper_says_names"}
-DOWN = {"unknown_word", "missing_name", "figure_unheld"}
 LIBRARY = {  # answerable detail questions and absent ones, about a library of six papers
     "glimmer": "We propose GlimmerNet, a sparse attention method for summarising long documents. GlimmerNet "
                "reduces the memory use of attention by 41.5% on the LongDocs benchmark. GlimmerNet was "
@@ -73,9 +70,9 @@ ASKED = [("How many GPUs was GlimmerNet trained on?", True),
 def gates() -> dict:
     from sklearn.ensemble import RandomForestClassifier
 
-    monotone = [1 if n in UP else -1 if n in DOWN else 0 for n in EVIDENCE]
+    monotone = [1 if n in RISES else -1 if n in FALLS else 0 for n in EVIDENCE]
     return {
-        "logistic (shipped)": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3).probability,
+        "logistic (shipped)": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3, EVIDENCE_SIGNS).probability,
         "forest": lambda x, y: RandomForestClassifier(100, min_samples_leaf=3, random_state=0).fit(x, y)
         .predict_proba,
         "forest, monotone": lambda x, y: RandomForestClassifier(100, min_samples_leaf=3, random_state=0,

@@ -36,6 +36,7 @@ class Reading:
     papers: tuple[ScoredPaper, ...]
     reason: str = ""  # set when the evidence does not answer the question
     intent: Intent | None = None  # the question as read
+    qualifying: tuple[tuple[str, float], ...] = ()  # a list question: (paper id, P(it qualifies)), best first
 
     @property
     def answerable(self) -> bool:
@@ -103,13 +104,19 @@ def _counts(sentence: str, end: int, counted: frozenset[str]) -> bool:
 
 
 def topic_share(intent: Intent, papers: Sequence[ScoredPaper],
-                 weight: Callable[[str], float] | None = None) -> float:
+                weight: Callable[[str], float] | None = None) -> float:
     """The largest share of the question's focus that one read abstract says, each focus word
     weighted by its rarity in the collection (rare words carry the topic)."""
+    return max(topic_shares(intent, papers, weight), default=1.0)
+
+
+def topic_shares(intent: Intent, papers: Sequence[ScoredPaper],
+                 weight: Callable[[str], float] | None = None) -> list[float]:
+    """Per paper, the share of the question's focus its abstract says (rare words weigh most);
+    all 1.0 when the question has no focus to share."""
     words = {stem(w): w for w in tokens(intent.question) if w[0].isalpha()}
     focus = {t: (weight(words.get(t, t)) if weight else 1.0) for t in intent.focus - GENERIC_TERMS}
     total = sum(focus.values())
-    if not focus or not papers or total <= 0:
-        return 1.0
-    return max(sum(w for t, w in focus.items() if t in content_terms(p.paper.text)) / total
-               for p in papers)
+    if not focus or total <= 0:
+        return [1.0] * len(papers)
+    return [sum(w for t, w in focus.items() if t in content_terms(p.paper.text)) / total for p in papers]

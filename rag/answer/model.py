@@ -1,11 +1,11 @@
-"""The fitted reader's weights: two logistic regressions (which sentence answers; whether the
-evidence answers at all) and the thresholds chosen with them, read from one JSON file that
+"""The fitted reader's weights: logistic regressions (which sentence answers; whether the
+evidence answers at all; which papers a list names) and the thresholds chosen with them, read from one JSON file that
 ``rag train-reader`` writes. Loaded once at start; nothing here is edited by hand."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +49,10 @@ class ReaderModel:
     answerable: Logistic  # P(the retrieved abstracts answer the question)
     thresholds: dict[str, float] = field(default_factory=dict)  # chosen on dev, see ``trained``
     trained: dict[str, Any] = field(default_factory=dict)  # data, date, cross-validated figures
+    qualifies: Logistic | None = None  # P(a retrieved paper belongs in a list answer); None: not fitted
 
     def with_trained(self, trained: dict[str, Any]) -> ReaderModel:
-        return ReaderModel(self.sentence, self.answerable, self.thresholds, trained)
+        return replace(self, trained=trained)
 
     def threshold(self, name: str, default: float) -> float:
         return float(self.thresholds.get(name, default))
@@ -59,28 +60,28 @@ class ReaderModel:
     @classmethod
     def blank(cls, sentence_features: tuple[str, ...], evidence_features: tuple[str, ...]) -> ReaderModel:
         """Weights of zero (every probability 0.5): what training starts from."""
-        def zero(names: tuple[str, ...]) -> Logistic:
-            n = len(names)
-            return Logistic(names, np.zeros(n), np.ones(n), np.zeros(n), 0.0)
-
-        return cls(zero(sentence_features), zero(evidence_features))
+        return cls(_zero(sentence_features), _zero(evidence_features))
 
     @classmethod
-    def load(cls, path: Path = MODEL_FILE,
-             expect: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> ReaderModel:
-        """The weights in ``path``. With ``expect`` (the code's sentence and evidence feature
-        names), a file whose names differ, or come in another order, is refused: its weights
-        would be read against the wrong features."""
+    def load(cls, path: Path = MODEL_FILE, expect: tuple[tuple[str, ...], ...] | None = None) -> ReaderModel:
+        """The weights in ``path``. With ``expect`` (the code's sentence, evidence and, when
+        given, paper feature names), a file whose names differ, or come in another order, is
+        refused: its weights would be read against the wrong features."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            qualifies = Logistic.from_dict(data["qualifies"]) if "qualifies" in data else None
             model = cls(Logistic.from_dict(data["sentence"]), Logistic.from_dict(data["answerable"]),
-                        {k: float(v) for k, v in data.get("thresholds", {}).items()}, data.get("trained", {}))
+                        {k: float(v) for k, v in data.get("thresholds", {}).items()}, data.get("trained", {}),
+                        qualifies)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"the reader's weights ({path}) cannot be read ({exc}). Reinstall the "
                               "package, or run `rag train-reader` to write them again.") from None
         if expect is not None:
-            for name, stored, code in (("sentence", model.sentence, expect[0]),
-                                       ("answerable", model.answerable, expect[1])):
+            stored_models = (("sentence", model.sentence), ("answerable", model.answerable),
+                             ("qualifies", model.qualifies))  # None: no list questions to fit it on
+            for (name, stored), code in zip(stored_models, expect, strict=False):
+                if stored is None:
+                    continue
                 if stored.features != tuple(code) or not stored.coef.shape == stored.mean.shape == (len(code),):
                     raise ConfigError(
                         f"the reader's weights ({path}) were fitted on other {name} features than this "
@@ -90,8 +91,14 @@ class ReaderModel:
 
     def save(self, path: Path = MODEL_FILE) -> None:
         data = {"sentence": self.sentence.to_dict(), "answerable": self.answerable.to_dict(),
+                **({"qualifies": self.qualifies.to_dict()} if self.qualifies is not None else {}),
                 "thresholds": {k: round(v, 6) for k, v in self.thresholds.items()}, "trained": self.trained}
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def _zero(names: tuple[str, ...]) -> Logistic:
+    n = len(names)
+    return Logistic(names, np.zeros(n), np.ones(n), np.zeros(n), 0.0)
 
 
 def _difference(stored: tuple[str, ...], code: tuple[str, ...]) -> str:

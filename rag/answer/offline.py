@@ -69,7 +69,7 @@ class OfflineComposer:
             compared = self._compare(intent, reading)
             if compared:
                 return Draft(tuple(compared))
-        if intent.multi_paper and intent.kind in ("list", "describe", "how", "name", "number"):
+        if intent.lists_papers:
             listed = self._list(intent, reading)
             if len(listed) > 1:
                 return Draft(tuple(listed))
@@ -114,15 +114,22 @@ class OfflineComposer:
                 for c in more[: max(0, self.settings.answer_sentences - 1)]]
 
     def _list(self, intent: Intent, reading: Reading) -> list[DraftSentence]:
-        """One line per paper whose best sentence the reader finds qualifying, best first; with a
-        "how much" part, each line also carries its own figure, or says it gives none."""
+        """One line per paper the reader finds qualifying, with its best sentence, the best
+        sentences first; with a "how much" part, each line also carries its own figure, or says it
+        gives none."""
         (part, cands), *rest = reading.parts
         number = next(((p, c) for p, c in rest if p.kind == "number"), None)
-        floor = self.model.threshold("list", 0.5)
         best: dict[str, Sentence] = {}
         for c in cands:
             best.setdefault(c.paper.paper.id, c)
-        ranked = [c for c in best.values() if c.score >= floor][: self.settings.list_papers] or list(best.values())[:1]
+        if reading.qualifying:  # the paper model says which; the order stays its best sentence's
+            floor = self.model.threshold("qualifies", 0.5)
+            listed = {pid for pid, p in reading.qualifying if p >= floor}
+            ranked = [c for pid, c in best.items() if pid in listed]
+        else:  # no paper model: each paper's best sentence against the list threshold
+            floor = self.model.threshold("list", 0.5)
+            ranked = [c for c in best.values() if c.score >= floor]
+        ranked = ranked[: self.settings.list_papers] or list(best.values())[:1]
         lines = []
         for c in ranked:
             head = f"- {c.paper.paper.label}: "

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.answer.evidence import Reading, Sentence, says, topic_share
+from rag.answer.evidence import Reading, Sentence, says, topic_share, topic_shares
 from rag.answer.features import FEATURES, KINDS, Candidate, candidates, is_named, kind_of, part_features
 from rag.answer.intent import Intent
 from rag.answer.model import MODEL_FILE, ReaderModel
+from rag.answer.qualifies import PAPER, paper_rows
 from rag.index.embedding import Embedder
 from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
@@ -28,8 +29,19 @@ from rag.types import Evidence, ScoredPaper
 
 PEAKS = ("cos", "idf_coverage", "coverage", "names_said", "paper_says_names")
 EVIDENCE = ("best", "best_holding", "second", "top_similarity", "similarity_spread", "topic_share",
-            "unknown_word", "missing_name", "names_said", "parts", "figure_unheld") + \
+            "unknown_word", "missing_name", "names_said", "parts", "figure_unheld", "named_holds") + \
     tuple(f"peak_{f}" for f in PEAKS) + tuple(f"asks_{k}" for k in KINDS)
+
+# The direction each evidence feature may move "the abstracts answer" (``rag train-reader`` bounds
+# the fitted weights to it; the rest are free): more similarity, coverage or a held answer never
+# makes an answer less likely, an unknown word or a missing name never more likely. Unbounded,
+# dev's near-domain questions (written to share every word with an abstract that does not answer
+# them) taught the gate that full coverage lowers answerability, and a one-sentence abstract
+# saying the asked figure in the asked words was declined.
+RISES = frozenset({"best", "best_holding", "top_similarity", "topic_share", "names_said", "named_holds", "peak_cos",
+                   "peak_idf_coverage", "peak_coverage", "peak_names_said", "peak_paper_says_names"})
+FALLS = frozenset({"unknown_word", "missing_name", "figure_unheld"})
+EVIDENCE_SIGNS = tuple(1 if f in RISES else -1 if f in FALLS else 0 for f in EVIDENCE)
 
 
 @dataclass(frozen=True)
@@ -58,9 +70,12 @@ def evidence_features(scored: Scored) -> np.ndarray:
             if intent.names else 1.0)
     kinds = {kind_of(p) for p in intent.parts}
     unheld = any(p.kind == "number" and not h.any() for p, h in zip(intent.parts, scored.holding, strict=True))
+    named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
+    # the paper the question names holds what every part asks (its own figure, name, ...)
+    named_holds = float(named.any() and all((h & named).any() for h in scored.holding))
     row = [min(best, default=0.0), min(held, default=0.0), min(second, default=0.0), max(sims),
            max(sims) - min(sims), scored.topic_share, float(scored.unknown is not None),
-           float(scored.missing is not None), said, float(len(intent.parts)), float(unheld)]
+           float(scored.missing is not None), said, float(len(intent.parts)), float(unheld), named_holds]
     return np.array(row + list(scored.peaks) + [float(k in kinds) for k in KINDS])
 
 
@@ -109,7 +124,7 @@ def figure_not_given(scored: Scored) -> str:
 
 def load_model(path: Path = MODEL_FILE) -> ReaderModel:
     """The reader's weights, refused unless their feature names are the code's, in order."""
-    return ReaderModel.load(path, expect=(FEATURES, EVIDENCE))
+    return ReaderModel.load(path, expect=(FEATURES, EVIDENCE, PAPER))
 
 
 class FittedReader:
@@ -167,9 +182,25 @@ class FittedReader:
                                  for c, p, h in zip(scored.pool, probs, held, strict=True)),
                                 key=lambda s: -s.score)))
             for part, probs, held in zip(intent.parts, scored.probabilities, scored.holding, strict=True))
+        qualifying = self.qualifying(scored) if intent.lists_papers else ()
         if gate < self.model.threshold("answerable", 0.5):
-            return Reading(parts, usable, self._why(scored), intent)
-        return Reading(parts, usable, figure_not_given(scored), intent)
+            return Reading(parts, usable, self._why(scored), intent, qualifying)
+        return Reading(parts, usable, figure_not_given(scored), intent, qualifying)
+
+    def coverage(self, intent: Intent, pool: Sequence[Candidate]) -> dict[str, float]:
+        """Per paper of the pool, the share of the question's focus its whole abstract says."""
+        papers = list({c.paper.paper.id: c.paper for c in pool}.values())
+        return {p.paper.id: share for p, share in zip(papers, topic_shares(intent, papers, self.idf), strict=True)}
+
+    def qualifying(self, scored: Scored) -> tuple[tuple[str, float], ...]:
+        """Each paper's probability of belonging in the list answer, likeliest first; () without
+        a fitted paper model."""
+        if self.model.qualifies is None or not scored.pool:
+            return ()
+        ids, rows = paper_rows(scored.pool, scored.probabilities[0], self.coverage(scored.intent, scored.pool))
+        probs = self.model.qualifies.probability(rows)
+        return tuple(sorted(((pid, round(float(p), 4)) for pid, p in zip(ids, probs, strict=True)),
+                            key=lambda item: -item[1]))
 
     def _unknown_word(self, intent: Intent) -> str | None:
         if self.terms is None:

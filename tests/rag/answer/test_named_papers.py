@@ -72,13 +72,15 @@ def test_a_name_only_the_collection_knows_is_a_name_of_the_question(engine):
 
 
 def test_random_weights_do_not_find_the_named_papers(engine):
-    """The right answers above come from the fitted weights, not from the layout alone."""
+    """The right answers above come from the fitted weights, not from the layout alone: random
+    sentence weights miss at least one question a draw on average (the fitted ones miss none;
+    in a five-paper library, a lucky draw can miss nothing, so one draw proves little)."""
     misses = 0
-    for seed in range(3):
+    for seed in range(10):
         rng = np.random.default_rng(seed)
         sentence = engine.reader.model.sentence
         scrambled = replace(engine.reader.model, sentence=Logistic(
             sentence.features, sentence.mean, sentence.scale, rng.normal(0, 1, sentence.coef.shape), 0.0))
         shaken = with_reader(engine, scrambled)
         misses += sum(first_cited(shaken, q) != pid for q, pid in QUESTIONS)
-    assert misses >= 3
+    assert misses >= 10
