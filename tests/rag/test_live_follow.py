@@ -22,6 +22,10 @@ SEED = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
 NEW_PAPER = {"id": "new-1", "authors": "Ada Quillfeather", "year": 2024,
              "abstract": "We propose Zorblatron, a codec for telescope images. Zorblatron "
                          "compresses radio interferometer images by a factor of forty."}
+# Asked in the abstracts' own words: under the fake embedder a loosely worded question falls below
+# the reader's answerability gate, and these tests are about the index, not about reading.
+NEW_QUESTION = "What does Zorblatron compress radio interferometer images by?"
+SEED_QUESTION = "Which papers improve the quality of image-text pairs for training MLLMs?"
 
 
 def settings_for(tmp_path: Path, reload_seconds: float = 1.0) -> Settings:
@@ -46,9 +50,9 @@ def test_the_first_question_after_an_ingest_is_answered_from_the_new_index(tmp_p
     settings = settings_for(tmp_path)  # the default: the stamp is watched every second
     ingest_files(settings, SEED)
     with service(settings) as client:
-        assert not cited(client, "What does Zorblatron compress?")
+        assert not cited(client, NEW_QUESTION)
         ingest_files(settings, new_file(tmp_path))
-        assert cited(client, "What does Zorblatron compress?") == ["new-1"]  # no wait, no retry
+        assert cited(client, NEW_QUESTION) == ["new-1"]  # no wait, no retry
 
 
 def test_an_idle_service_swaps_the_new_generation_in_without_a_request(tmp_path):
@@ -99,7 +103,7 @@ def test_a_new_generation_that_cannot_be_read_leaves_the_open_one_serving(tmp_pa
         client.app.state.live = LiveEngine(settings, first, opener=opener)
         ingest_files(settings, new_file(tmp_path))
         for _ in range(5):
-            reply = client.post("/api/ask", json={"question": "Which papers study deep neural networks?"})
+            reply = client.post("/api/ask", json={"question": SEED_QUESTION})
             assert reply.status_code == 200, reply.text  # from generation 1, not 503
         ready = client.get("/readyz")
         assert ready.status_code == 503 and ready.json()["code"] == "index_not_current"

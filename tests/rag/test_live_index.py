@@ -28,6 +28,10 @@ SEED = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
 NEW_PAPER = {"id": "new-1", "authors": "Ada Quillfeather", "year": 2024,
              "abstract": "We propose Zanthorix, a tokenizer-free retrieval method for chemical "
                          "patents. Zanthorix indexes molecule names by their graph fingerprints."}
+# Asked in the abstracts' own words: under the fake embedder a loosely worded question falls below
+# the reader's answerability gate, and these tests are about the index, not about reading.
+NEW_QUESTION = "What does Zanthorix index molecule names by?"
+SEED_QUESTION = "Which papers improve the quality of image-text pairs for training MLLMs?"
 
 
 def settings_for(tmp_path: Path) -> Settings:
@@ -63,10 +67,10 @@ def test_a_running_service_answers_about_a_paper_ingested_after_it_started(tmp_p
     settings = settings_for(tmp_path)
     ingest_files(settings, SEED)
     with service(settings) as client:
-        assert ask(client, "What does Zanthorix index?")["abstained"]
+        assert ask(client, NEW_QUESTION)["abstained"]
         ingest_files(settings, new_papers_file(tmp_path, NEW_PAPER))
         client.app.state.live.refresh()
-        body = ask(client, "What does Zanthorix index?")
+        body = ask(client, NEW_QUESTION)
         assert [c["paper_id"] for c in body["citations"]] == ["new-1"]
         assert client.get("/readyz").json()["generation"] == read_stamp(settings).generation == 2
 
@@ -83,7 +87,7 @@ def test_the_service_notices_a_new_generation_by_itself(tmp_path):
                 break
             threading.Event().wait(0.02)
         assert live.reopened == 1
-        assert ask(client, "What does Zanthorix index?")["citations"][0]["paper_id"] == "new-1"
+        assert ask(client, NEW_QUESTION)["citations"][0]["paper_id"] == "new-1"
 
 
 def test_an_answer_in_flight_finishes_on_the_index_it_started_with(tmp_path):
@@ -95,7 +99,7 @@ def test_an_answer_in_flight_finishes_on_the_index_it_started_with(tmp_path):
         rebuild(settings, [new_papers_file(tmp_path, NEW_PAPER)], embedder=FakeEmbedder(), drop_others=True)
         after = live.refresh()
         assert after is not before and after.library.catalog.count() == 1
-        old = answer(before, "Which papers study deep neural networks?")
+        old = answer(before, SEED_QUESTION)
         assert old.citations and all(c.paper_id.startswith("002-") for c in old.citations)
 
 
@@ -104,13 +108,13 @@ def test_after_a_rebuild_the_service_answers_from_the_new_index_not_500(tmp_path
     ingest_files(settings, SEED)
     with service(settings) as client:
         rebuild(settings, [SEED, new_papers_file(tmp_path, NEW_PAPER)], embedder=FakeEmbedder())
-        still = client.post("/api/ask", json={"question": "What does Zanthorix index?"})
+        still = client.post("/api/ask", json={"question": NEW_QUESTION})
         assert still.status_code == 200  # the old generation, until the new one is open
         client.app.state.live.refresh()
-        assert ask(client, "What does Zanthorix index?")["citations"][0]["paper_id"] == "new-1"
+        assert ask(client, NEW_QUESTION)["citations"][0]["paper_id"] == "new-1"
         rebuild(settings, [SEED], embedder=FakeEmbedder(), drop_others=True)  # drops the first generation's collection
         client.app.state.live.refresh()
-        assert ask(client, "What does Zanthorix index?")["abstained"]
+        assert ask(client, NEW_QUESTION)["abstained"]
         assert client.get("/readyz").status_code == 200
 
 
@@ -159,7 +163,7 @@ def test_a_lost_catalogue_fails_readyz_and_answers_503_until_ingest_restores_it(
     with service(settings) as client:
         ready = client.get("/readyz")
         assert ready.status_code == 503 and "catalogue was lost" in ready.json()["message"]
-        reply = client.post("/api/ask", json={"question": "Which papers study deep neural networks?"})
+        reply = client.post("/api/ask", json={"question": SEED_QUESTION})
         assert reply.status_code == 503 and reply.headers["retry-after"]
     embedder = FakeEmbedder()
     lib = open_library(settings, embedder=embedder)
@@ -211,7 +215,7 @@ def test_a_real_ingest_process_beside_a_running_server_causes_no_500(real_index,
         while not server.started and time.monotonic() < deadline:
             time.sleep(0.1)
         url = f"http://127.0.0.1:{port}/api/ask"
-        question = {"question": "What does Zanthorix index?"}
+        question = {"question": NEW_QUESTION}
         assert httpx.post(url, json=question, timeout=60).status_code == 200
         env = {**os.environ, "RAG_DATA_DIR": str(data_dir)}
         done = subprocess.run([sys.executable, "-m", "cli", "ingest", str(new_papers_file(tmp_path, NEW_PAPER))],

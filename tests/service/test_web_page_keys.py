@@ -35,7 +35,7 @@ def test_the_page_asks_for_a_key_once_and_opens_a_zotero_source(tmp_path):
         page.on("dialog", lambda dialog: (prompts.append(dialog.message), dialog.accept("k3y")))
         try:
             page.goto(url + "/")
-            page.fill("#question", "What does GroundNet learn about grounding lines?")
+            page.fill("#question", "What is GroundNet, the neural surrogate of grounding lines?")  # its own words
             page.click("#ask")
             answer = page.locator(".answer").nth(0)
             expect(answer).to_have_attribute("data-state", "done", timeout=TIMEOUT_MS)

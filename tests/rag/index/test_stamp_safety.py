@@ -142,7 +142,7 @@ def test_a_stamp_naming_a_file_outside_the_data_directory_is_refused_and_creates
             ready = client.get("/readyz")
         assert ready.status_code == 503 and "catalogue" in ready.json()["message"]
         assert ready.json()["generation"] == 1
-        assert cited(client, "Which papers study deep neural networks?")
+        assert cited(client, "Which papers improve the quality of image-text pairs for training MLLMs?")
     assert not (tmp_path / "outside").exists()
     assert "abstracts-evil" not in collection_names(chroma_client(settings))
     report = run_ingest(settings, SEED)  # recovers generation 1 from disk, then goes on
