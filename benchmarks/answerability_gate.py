@@ -72,7 +72,8 @@ def gates() -> dict:
 
     monotone = [1 if n in RISES else -1 if n in FALLS else 0 for n in EVIDENCE]
     return {
-        "logistic (shipped)": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3, EVIDENCE_SIGNS).probability,
+        "logistic (shipped)": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3).probability,
+        "logistic bounded to RISES/FALLS": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3, EVIDENCE_SIGNS).probability,
         "forest": lambda x, y: RandomForestClassifier(100, min_samples_leaf=3, random_state=0).fit(x, y)
         .predict_proba,
         "forest, monotone": lambda x, y: RandomForestClassifier(100, min_samples_leaf=3, random_state=0,

@@ -51,26 +51,6 @@ _HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|
 _LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:papers|works|studies|"
                    r"methods|approaches|models|benchmarks|datasets|articles|publications|"
                    r"systems|techniques)\b|\bpapers\b|\bstudies\b", re.IGNORECASE)
-# Other shapes of asking for papers: "List the GNN designs that ...", "Anything in here on X?",
-# "What's in the collection on X?", and a plural head noun that does something ("Which recurrent
-# architectures learn ...": the things sought are several, whatever the noun).
-_LIST_LEAD = re.compile(r"^\s*(?:list\s+(?:the|all|some|any)|name\s+(?:all|some|any))\b|"
-                        r"^\s*(?:is\s+there\s+)?(?:anything|what'?s|what\s+is)\s+(?:\w+\s+){0,2}?in\s+"
-                        r"(?:here|the\s+(?:collection|library|index|corpus))\s+(?:on|about|for)\b", re.IGNORECASE)
-_AUX = r"is|are|was|were|does|do|did|has|have|had|can|could|will|would|should"
-_PLURAL_HEAD = re.compile(rf"^\s*which\s+((?:(?!(?:{_AUX}|two|three|four|five|\d+)\b)[\w-]+\s+){{0,2}}?)"
-                          r"([a-z-]{3,}s)\s+(?:are|were|have|do)\b", re.IGNORECASE)  # a plural verb: several
-
-
-def asks_for_papers(text: str, named: bool = False) -> bool:
-    """The question seeks several papers (a list), not one paper's detail. A plural head noun
-    counts only when the question names no paper ("Which datasets does X use?" asks about X)."""
-    if _LIST.search(text) or _LIST_LEAD.search(text):
-        return True
-    head = _PLURAL_HEAD.match(text)
-    return bool(head and not named and _plural(head.group(2)))
-
-
 _NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
                      r"kind|sort|results?|findings?|gains?|improvements?|performance|contributions?)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
                      r"(?:it|they)\s+called\b", re.IGNORECASE)
@@ -178,7 +158,7 @@ def part_kind(text: str, whole: str) -> Kind:
         return "comparison"
     if _HOW.search(text):
         return "how"
-    if asks_for_papers(text, named > 0):
+    if _LIST.search(text):
         return "list"
     if _NAME_Q.search(text):
         return "name"
@@ -213,7 +193,7 @@ def parse_intent(question: str) -> Intent:
     texts = split_parts(question)
     parts = tuple(_part(t, question, said) for t in texts)
     kinds = [p.kind for p in parts]
-    multi = asks_for_papers(question, bool(names(question))) or "comparison" in kinds
+    multi = bool(_LIST.search(question)) or "comparison" in kinds
     if author or (names_a_venue_or_year(question) and _LIST.search(question) and not focus_terms(
             without_venues_and_years(question)) - {"publish", "appear", "accept", "conference"}):
         kind: Kind = "metadata"

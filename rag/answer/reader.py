@@ -29,16 +29,14 @@ from rag.types import Evidence, ScoredPaper
 
 PEAKS = ("cos", "idf_coverage", "coverage", "names_said", "paper_says_names")
 EVIDENCE = ("best", "best_holding", "second", "top_similarity", "similarity_spread", "topic_share",
-            "unknown_word", "missing_name", "names_said", "parts", "figure_unheld", "named_holds") + \
+            "unknown_word", "missing_name", "names_said", "parts", "figure_unheld") + \
     tuple(f"peak_{f}" for f in PEAKS) + tuple(f"asks_{k}" for k in KINDS)
 
-# The direction each evidence feature may move "the abstracts answer" (``rag train-reader`` bounds
-# the fitted weights to it; the rest are free): more similarity, coverage or a held answer never
-# makes an answer less likely, an unknown word or a missing name never more likely. Unbounded,
-# dev's near-domain questions (written to share every word with an abstract that does not answer
-# them) taught the gate that full coverage lowers answerability, and a one-sentence abstract
-# saying the asked figure in the asked words was declined.
-RISES = frozenset({"best", "best_holding", "top_similarity", "topic_share", "names_said", "named_holds", "peak_cos",
+# The direction each evidence feature may move "the abstracts answer": more similarity, coverage or a
+# held answer never makes an answer less likely, an unknown word or a missing name never more likely.
+# benchmarks/answerability_gate.py fits gates bounded to it (``fit_logistic(..., signs)``); the
+# shipped gate is unbounded (docs/evaluation.md says what bounding did and why it is not shipped).
+RISES = frozenset({"best", "best_holding", "top_similarity", "topic_share", "names_said", "peak_cos",
                    "peak_idf_coverage", "peak_coverage", "peak_names_said", "peak_paper_says_names"})
 FALLS = frozenset({"unknown_word", "missing_name", "figure_unheld"})
 EVIDENCE_SIGNS = tuple(1 if f in RISES else -1 if f in FALLS else 0 for f in EVIDENCE)
@@ -70,12 +68,9 @@ def evidence_features(scored: Scored) -> np.ndarray:
             if intent.names else 1.0)
     kinds = {kind_of(p) for p in intent.parts}
     unheld = any(p.kind == "number" and not h.any() for p, h in zip(intent.parts, scored.holding, strict=True))
-    named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
-    # the paper the question names holds what every part asks (its own figure, name, ...)
-    named_holds = float(named.any() and all((h & named).any() for h in scored.holding))
     row = [min(best, default=0.0), min(held, default=0.0), min(second, default=0.0), max(sims),
            max(sims) - min(sims), scored.topic_share, float(scored.unknown is not None),
-           float(scored.missing is not None), said, float(len(intent.parts)), float(unheld), named_holds]
+           float(scored.missing is not None), said, float(len(intent.parts)), float(unheld)]
     return np.array(row + list(scored.peaks) + [float(k in kinds) for k in KINDS])
 
 

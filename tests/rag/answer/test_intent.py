@@ -143,24 +143,3 @@ def test_a_leading_clause_belongs_to_the_yes_no_question_after_it(question, part
 def test_asking_for_results_is_not_asking_for_a_name(question):
     assert parse_intent(question).kind == "describe"
 
-
-@pytest.mark.parametrize("question", [
-    "List the graph designs that exploit the subtree hierarchy of a node's neighbourhood.",
-    "Anything in here on training speech models for more than one pass over the data?",
-    "What's in the collection on contrastive audio-text models?",
-    "Which recommenders are designed for users with little interaction history?",
-    "Which deep-learning architectures are built to read tabular data?",
-])
-def test_other_ways_of_asking_for_several_papers_are_lists(question):
-    intent = parse_intent(question)
-    assert intent.multi_paper and intent.lists_papers and intent.kind == "list"
-
-
-@pytest.mark.parametrize("question", [
-    "Which two low-resource languages were used to compare data augmentation methods?",
-    "Which diffusion model lets me drop an object into a photo?",
-    "When TideRank was deployed, what online gains were measured?",
-    "Name the method that compresses survey images.",
-])
-def test_a_plural_or_a_list_word_about_one_paper_is_not_a_list(question):
-    assert not parse_intent(question).lists_papers
