@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 
 from eval.dataset import DATASETS, Question, load, refuse_test
+from eval.logistic import FOLDS, fit_logistic
 from eval.metrics import countable_facts, fact_state
+from eval.train_lists import fit_qualifies
 from rag.answer.features import FEATURES
-from rag.answer.model import MODEL_FILE, Logistic, ReaderModel
-from rag.answer.qualifies import PAPER, paper_rows
+from rag.answer.model import MODEL_FILE, ReaderModel
 from rag.answer.reader import EVIDENCE, FittedReader, Scored, evidence_features
 from rag.engine import Engine
 from rag.retrieve.keyword import TermStats
@@ -42,7 +43,6 @@ from rag.stages.retrieve import find, gather
 from rag.stages.route import route
 
 GENERATED = DATASETS / "train_generated.jsonl"
-FOLDS = 5
 GATE_SEEDS = (11,)  # fold splits averaged for the answerability threshold
 
 
@@ -89,42 +89,6 @@ def collect(engine: Engine, questions: Sequence[Question], tick: Callable[[], No
         out.append(Example(q, scored, rows, labels, [c.paper.paper.id for c in scored.pool],
                            sources[i] if sources else "dev", reader.coverage(intent, scored.pool)))
     return out
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, names: Sequence[str], c: float,
-                 signs: Sequence[int] | None = None) -> Logistic:
-    """L2-regularised logistic regression on standardised features, classes balanced. With
-    ``signs`` (+1, -1 or 0 per feature), each weight is bounded to its sign (0: free)."""
-    from sklearn.linear_model import LogisticRegression
-
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    if signs is not None and any(signs):
-        coef, intercept = _fit_signed((x - mean) / scale, y, c, signs)
-        return Logistic(tuple(names), mean, scale, coef, intercept)
-    model = LogisticRegression(C=c, max_iter=2000, class_weight="balanced")
-    model.fit((x - mean) / scale, y)
-    return Logistic(tuple(names), mean, scale, model.coef_[0], float(model.intercept_[0]))
-
-
-def _fit_signed(z: np.ndarray, y: np.ndarray, c: float, signs: Sequence[int]) -> tuple[np.ndarray, float]:
-    """The same loss as scikit-learn's (balanced weights, penalty 1/(2C)|w|^2), minimised by
-    L-BFGS-B within the sign bounds (unbounded, it gives scikit-learn's weights)."""
-    from scipy.optimize import minimize
-
-    y = y.astype(float)
-    weight = np.where(y == 1, len(y) / (2 * max(1.0, y.sum())), len(y) / (2 * max(1.0, (1 - y).sum())))
-
-    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        coef, b = theta[:-1], theta[-1]
-        t = z @ coef + b
-        residual = weight * (1.0 / (1.0 + np.exp(-np.clip(t, -30, 30))) - y)
-        value = float(np.sum(weight * (np.logaddexp(0.0, t) - y * t)) + 0.5 / c * coef @ coef)
-        return value, np.append(z.T @ residual + coef / c, residual.sum())
-
-    bounds = [(0.0, None) if s > 0 else (None, 0.0) if s < 0 else (None, None) for s in signs] + [(None, None)]
-    fitted = minimize(loss, np.zeros(z.shape[1] + 1), jac=True, method="L-BFGS-B", bounds=bounds)
-    return fitted.x[:-1], float(fitted.x[-1])
 
 
 def sentence_data(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,57 +138,6 @@ def choose_answerable(p: np.ndarray, answerable: np.ndarray, max_false: float) -
     declined = float(np.mean(p[~answerable] < best)) if (~answerable).any() else 0.0
     return best, {"false_abstentions": round(float(np.mean(p[answerable] < best)), 4),
                   "unanswerable_declined": round(declined, 4)}
-
-
-def lists(examples: Sequence[Example]) -> list[int]:
-    """The questions answered as a list of papers (as the composer reads them) that have gold
-    papers: what the paper model learns from."""
-    return [i for i, ex in enumerate(examples)
-            if ex.question.type != "unanswerable" and ex.question.gold_papers and ex.scored.intent.lists_papers]
-
-
-def paper_data(ex: Example, probs: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    ids, rows = paper_rows(ex.scored.pool, probs[0], ex.coverage)
-    return ids, rows, np.array([pid in ex.question.gold_papers for pid in ids], dtype=int)
-
-
-def list_f1(picked: Sequence[tuple[Example, list[str], np.ndarray]], threshold: float,
-            cap: int = 8) -> dict[str, float]:
-    """Listed papers against gold over list questions: a paper is listed when its probability
-    reaches the threshold (likeliest first, at most ``cap``; the likeliest one when none does)."""
-    tp = fp = fn = 0
-    for ex, ids, p in picked:
-        order = np.argsort(-p, kind="stable")
-        listed = set([ids[i] for i in order if p[i] >= threshold][:cap] or [ids[int(order[0])]])
-        gold = set(ex.question.gold_papers)
-        tp, fp, fn = tp + len(listed & gold), fp + len(listed - gold), fn + len(gold - listed)
-    return {"precision": round(tp / max(1, tp + fp), 4), "recall": round(tp / max(1, tp + fn), 4),
-            "f1": round(2 * tp / max(1, 2 * tp + fp + fn), 4)}
-
-
-def fit_qualifies(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarray]], c: float,
-                  choose_on: str = "dev") -> tuple[Logistic | None, float, dict[str, Any]]:
-    """The paper model of list answers (rag.answer.qualifies), on the sentence model's
-    out-of-fold probabilities; its threshold for the best F1 of listed papers on its own
-    out-of-fold predictions (folds by question) of dev's list questions."""
-    chosen = lists(examples)
-    data = {i: paper_data(examples[i], probs[i]) for i in chosen}
-    if len({int(y) for i in chosen for y in data[i][2]}) < 2:
-        return None, 0.5, {}
-    folds = np.random.default_rng(5).permutation(len(chosen)) % FOLDS
-    held_out: dict[int, np.ndarray] = {}
-    for fold in range(FOLDS):
-        train = [i for i, f in zip(chosen, folds, strict=True) if f != fold]
-        model = fit_logistic(np.vstack([data[i][1] for i in train]), np.concatenate([data[i][2] for i in train]),
-                             PAPER, c)
-        held_out |= {i: model.probability(data[i][1]) for i, f in zip(chosen, folds, strict=True) if f == fold}
-    graded = [(examples[i], data[i][0], held_out[i]) for i in chosen
-              if examples[i].question.type == "list" and (choose_on == "pooled" or examples[i].source == "dev")]
-    threshold = float(max(np.linspace(0.05, 0.95, 19), key=lambda t: list_f1(graded, t)["f1"])) if graded else 0.5
-    model = fit_logistic(np.vstack([data[i][1] for i in chosen]), np.concatenate([data[i][2] for i in chosen]),
-                         PAPER, c)
-    return model, threshold, {"questions": len(chosen), "list_questions": len(graded),
-                              "out_of_fold": list_f1(graded, threshold)}
 
 
 SOURCES = ("dev", "generated", "pooled")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from eval.dataset import SPLITS, load
-from eval.train_reader import collect, fit_logistic, top1, train
+from eval.train_reader import collect, top1, train
 from rag.answer.model import ReaderModel
 from rag.engine import answer, build_engine, with_reader
 from rag.errors import InputError
@@ -159,16 +159,4 @@ def test_training_needs_no_loadable_weights_to_start_from(engine, questions, tmp
                                 env={"RAG_DATA_DIR": str(engine.settings.data_dir)})
     assert result.exit_code == 0, result.output
     assert out.is_file() and "paper_named" in json.loads(out.read_text())["sentence"]["features"]
-
-
-def test_a_weight_bounded_to_a_sign_keeps_it_and_a_free_fit_is_scikit_learns():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(400, 3))
-    y = (x[:, 0] - x[:, 1] + rng.normal(size=400) > 0).astype(int)  # feature 1 lowers the odds
-    free = fit_logistic(x, y, ("a", "b", "c"), 0.3)
-    bounded = fit_logistic(x, y, ("a", "b", "c"), 0.3, (1, 1, 0))
-    assert free.coef[1] < -0.5 and bounded.coef[1] == pytest.approx(0.0, abs=1e-6)
-    assert bounded.coef[0] > 0.5
-    unbounded = fit_logistic(x, y, ("a", "b", "c"), 0.3, (0, 0, 0))
-    assert np.allclose(unbounded.coef, free.coef)
 
