@@ -40,12 +40,19 @@ from eval.train_reader import (  # noqa: E402
 )
 from rag.answer.features import FEATURES  # noqa: E402
 from rag.answer.model import ReaderModel  # noqa: E402
-from rag.answer.reader import EVIDENCE, EVIDENCE_SIGNS, FALLS, RISES, evidence_features  # noqa: E402
+from rag.answer.reader import EVIDENCE, evidence_features  # noqa: E402
 from rag.engine import build_engine  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 from rag.stages.retrieve import find, gather  # noqa: E402
 from rag.stages.route import route  # noqa: E402
 
+# The direction each evidence feature may move "the abstracts answer": more similarity, coverage or a
+# held answer never makes an answer less likely, an unknown word or a missing name never more likely.
+# The monotone forest and the bounded logistic gate read it; the shipped gate is unbounded.
+RISES = frozenset({"best", "best_holding", "top_similarity", "topic_share", "names_said", "peak_cos",
+                   "peak_idf_coverage", "peak_coverage", "peak_names_said", "peak_paper_says_names"})
+FALLS = frozenset({"unknown_word", "missing_name", "figure_unheld"})
+SIGNS = tuple(1 if n in RISES else -1 if n in FALLS else 0 for n in EVIDENCE)
 LIBRARY = {  # answerable detail questions and absent ones, about a library of six papers
     "glimmer": "We propose GlimmerNet, a sparse attention method for summarising long documents. GlimmerNet "
                "reduces the memory use of attention by 41.5% on the LongDocs benchmark. GlimmerNet was "
@@ -70,14 +77,13 @@ ASKED = [("How many GPUs was GlimmerNet trained on?", True),
 def gates() -> dict:
     from sklearn.ensemble import RandomForestClassifier
 
-    monotone = [1 if n in RISES else -1 if n in FALLS else 0 for n in EVIDENCE]
     return {
         "logistic (shipped)": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3).probability,
-        "logistic bounded to RISES/FALLS": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3, EVIDENCE_SIGNS).probability,
+        "logistic bounded to RISES/FALLS": lambda x, y: fit_logistic(x, y, EVIDENCE, 0.3, SIGNS).probability,
         "forest": lambda x, y: RandomForestClassifier(100, min_samples_leaf=3, random_state=0).fit(x, y)
         .predict_proba,
         "forest, monotone": lambda x, y: RandomForestClassifier(100, min_samples_leaf=3, random_state=0,
-                                                                monotonic_cst=monotone).fit(x, y).predict_proba,
+                                                                monotonic_cst=list(SIGNS)).fit(x, y).predict_proba,
     }
 
 

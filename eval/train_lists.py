@@ -12,6 +12,7 @@ import numpy as np
 from eval.logistic import FOLDS, fit_logistic
 from rag.answer.model import Logistic
 from rag.answer.qualifies import PAPER, paper_rows
+from rag.settings import AnswerSettings
 
 if TYPE_CHECKING:
     from eval.train_reader import Example
@@ -25,12 +26,12 @@ def lists(examples: Sequence[Example]) -> list[int]:
 
 
 def paper_data(ex: Example, probs: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    ids, rows = paper_rows(ex.scored.pool, probs[0], ex.coverage)
+    ids, rows = paper_rows(ex.scored.pool, probs[0], ex.scored.coverage)
     return ids, rows, np.array([pid in ex.question.gold_papers for pid in ids], dtype=int)
 
 
 def list_f1(picked: Sequence[tuple[Example, list[str], np.ndarray]], threshold: float,
-            cap: int = 8) -> dict[str, float]:
+            cap: int = AnswerSettings().list_papers) -> dict[str, float]:
     """Listed papers against gold over list questions: a paper is listed when its probability
     reaches the threshold (likeliest first, at most ``cap``; the likeliest one when none does)."""
     tp = fp = fn = 0

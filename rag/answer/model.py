@@ -1,6 +1,6 @@
 """The fitted reader's weights: logistic regressions (which sentence answers; whether the
-evidence answers at all; which papers a list names) and the thresholds chosen with them, read from one JSON file that
-``rag train-reader`` writes. Loaded once at start; nothing here is edited by hand."""
+evidence answers at all; which papers a list names) and the thresholds chosen with them, read
+from one JSON file that ``rag train-reader`` writes. Loaded once at start; nothing here is edited by hand."""
 
 from __future__ import annotations
 

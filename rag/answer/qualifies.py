@@ -9,7 +9,7 @@ its retrieval, how much of the question's focus its whole abstract covers)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -19,7 +19,7 @@ PAPER = ("best", "best_share", "rank", "similarity_gap", "fused_share", "coverag
 
 
 def paper_rows(pool: Sequence[Candidate], probabilities: np.ndarray,
-               coverage: dict[str, float]) -> tuple[list[str], np.ndarray]:
+               coverage: Mapping[str, float]) -> tuple[list[str], np.ndarray]:
     """The pool's papers in retrieval order and their rows of PAPER. ``probabilities``: the
     sentence model's, per candidate, for the part that asks for the papers; ``coverage``: per
     paper, the share of the question's focus its abstract says (``evidence.topic_shares``)."""

@@ -9,12 +9,12 @@ model reads for itself and this verdict is only a hint."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from rag.answer.evidence import Reading, Sentence, says, topic_share, topic_shares
+from rag.answer.evidence import Reading, Sentence, says, topic_shares
 from rag.answer.features import FEATURES, KINDS, Candidate, candidates, is_named, kind_of, part_features
 from rag.answer.intent import Intent
 from rag.answer.model import MODEL_FILE, ReaderModel
@@ -32,16 +32,6 @@ EVIDENCE = ("best", "best_holding", "second", "top_similarity", "similarity_spre
             "unknown_word", "missing_name", "names_said", "parts", "figure_unheld") + \
     tuple(f"peak_{f}" for f in PEAKS) + tuple(f"asks_{k}" for k in KINDS)
 
-# The direction each evidence feature may move "the abstracts answer": more similarity, coverage or a
-# held answer never makes an answer less likely, an unknown word or a missing name never more likely.
-# benchmarks/answerability_gate.py fits gates bounded to it (``fit_logistic(..., signs)``); the
-# shipped gate is unbounded (docs/evaluation.md says what bounding did and why it is not shipped).
-RISES = frozenset({"best", "best_holding", "top_similarity", "topic_share", "names_said", "peak_cos",
-                   "peak_idf_coverage", "peak_coverage", "peak_names_said", "peak_paper_says_names"})
-FALLS = frozenset({"unknown_word", "missing_name", "figure_unheld"})
-EVIDENCE_SIGNS = tuple(1 if f in RISES else -1 if f in FALLS else 0 for f in EVIDENCE)
-
-
 @dataclass(frozen=True)
 class Scored:
     """Candidates scored for every part: probabilities and whether each holds the asked kind."""
@@ -54,6 +44,7 @@ class Scored:
     missing: str | None  # a coined name of the question no retrieved abstract says
     topic_share: float
     peaks: np.ndarray  # per feature of PEAKS: its best value over the candidates (weakest part)
+    coverage: Mapping[str, float] = field(default_factory=dict)  # per paper: the focus its abstract says
 
 
 def evidence_features(scored: Scored) -> np.ndarray:
@@ -138,18 +129,20 @@ class FittedReader:
         unknown = self._unknown_word(intent)
         said = [n for n in intent.names if any(says(e, n) for e in evidence if e.paper.has_abstract)]
         missing = next((n for n in intent.names if n not in said and is_coined(n)), None)
-        share = topic_share(intent, [e for e in evidence if e.paper.has_abstract], self.idf)
+        read = [e for e in evidence if e.paper.has_abstract]
+        coverage = dict(zip((e.paper.id for e in read), topic_shares(intent, read, self.idf), strict=True))
+        share = max(coverage.values(), default=1.0)  # evidence.topic_share
         if not pool:
             empty = tuple(np.zeros(0) for _ in intent.parts)
             return Scored(intent, (), empty, tuple(np.zeros(0, bool) for _ in intent.parts), unknown,
-                          missing, share, np.zeros(len(PEAKS)))
+                          missing, share, np.zeros(len(PEAKS)), coverage)
         probabilities, holding, peaks = [], [], []
         for rows in self.feature_rows(intent, pool):
             probabilities.append(self.model.sentence.probability(rows))
             holding.append(rows[:, FEATURES.index("holds")] > 0.5)
             peaks.append([rows[:, FEATURES.index(f)].max() for f in PEAKS])
         return Scored(intent, tuple(pool), tuple(probabilities), tuple(holding), unknown, missing, share,
-                      np.array(peaks).min(axis=0))
+                      np.array(peaks).min(axis=0), coverage)
 
     def feature_rows(self, intent: Intent, pool: Sequence[Candidate]) -> list[np.ndarray]:
         """Per part of the question, one row of FEATURES per candidate (scoring and training
@@ -182,17 +175,12 @@ class FittedReader:
             return Reading(parts, usable, self._why(scored), intent, qualifying)
         return Reading(parts, usable, figure_not_given(scored), intent, qualifying)
 
-    def coverage(self, intent: Intent, pool: Sequence[Candidate]) -> dict[str, float]:
-        """Per paper of the pool, the share of the question's focus its whole abstract says."""
-        papers = list({c.paper.paper.id: c.paper for c in pool}.values())
-        return {p.paper.id: share for p, share in zip(papers, topic_shares(intent, papers, self.idf), strict=True)}
-
     def qualifying(self, scored: Scored) -> tuple[tuple[str, float], ...]:
         """Each paper's probability of belonging in the list answer, likeliest first; () without
         a fitted paper model."""
         if self.model.qualifies is None or not scored.pool:
             return ()
-        ids, rows = paper_rows(scored.pool, scored.probabilities[0], self.coverage(scored.intent, scored.pool))
+        ids, rows = paper_rows(scored.pool, scored.probabilities[0], scored.coverage)
         probs = self.model.qualifies.probability(rows)
         return tuple(sorted(((pid, round(float(p), 4)) for pid, p in zip(ids, probs, strict=True)),
                             key=lambda item: -item[1]))
