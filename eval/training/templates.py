@@ -32,7 +32,8 @@ MISSING = (("parameters", "How many parameters does {m} have?"),
            ("learning rate", "What learning rate does {m} use?"))
 _FIGURE = re.compile(r"\d+(?:\.\d+)?\s?(?:%|x\b|×|points?\b)")
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)([BM])\b")
-_CONTRAST = re.compile(r"\b((?:[\w-]+ ){0,2}[\w-]+) (rather than|instead of) ((?:[\w-]+ ){0,2}[\w-]+)(?=[,.;)]|$| and| while)")
+_CONTRAST = re.compile(r"\b((?:[\w-]+ ){0,2}[\w-]+) (rather than|instead of) "
+                       r"((?:[\w-]+ ){0,2}[\w-]+)(?=[,.;)]|$| and| while)")
 ANTONYMS = {"improves": "degrades", "increases": "decreases", "outperforms": "underperforms",
             "higher": "lower", "faster": "slower", "reduces": "increases", "better": "worse",
             "larger": "smaller", "more": "less", "significantly": "barely", "enables": "prevents"}
