@@ -56,23 +56,24 @@ def auc(scores: np.ndarray, positive: np.ndarray) -> float:
     return float(wins / (len(pos) * len(neg)))
 
 
-def fold_models(folds: int, where: Path, steps: int, minutes: float) -> list[CrossEncoder]:
-    models = []
+def fold_models(folds: int, which: list[int], where: Path, steps: int, minutes: float) -> dict[int, CrossEncoder]:
+    models = {}
     for k, held in enumerate(dev_folds(folds)):
+        if k not in which:
+            continue
         out = where / f"fold{k}"
         if not (out / MODEL_FILE.name).is_file():
             print(f"training the fold {k} model (dev fold {k} held out, {len(held)} questions)", flush=True)
             train(PAIRS, where / f"state{k}", out, steps=steps, minutes=minutes, held_out=held, threads=1)
-        models.append(CrossEncoder(out / MODEL_FILE.name, out / MANIFEST_FILE.name, threads=2))
+        models[k] = CrossEncoder(out / MODEL_FILE.name, out / MANIFEST_FILE.name, threads=2)
     return models
 
 
-def ranking(examples, models, fold_of) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    oof = out_of_fold(examples, c=0.3)
+def ranking(examples, oof, models, fold_of) -> dict[str, float]:  # type: ignore[no-untyped-def]
     hits = {"cosine": [], "fitted reader": [], "cross-encoder": [], "oracle": [], "cross-encoder top 2": []}
     for ex, probs in zip(examples, oof, strict=True):
         top5 = np.array([c.rank <= 5 for c in ex.scored.pool])
-        if ex.question.type != "single" or not (ex.labels & top5).any():
+        if fold_of.get(ex.question.id) not in models or ex.question.type != "single" or not (ex.labels & top5).any():
             continue
         idx = np.flatnonzero(top5)
         labels = ex.labels[idx]
@@ -87,19 +88,22 @@ def ranking(examples, models, fold_of) -> dict[str, float]:  # type: ignore[no-u
     return {k: round(float(np.mean(v)), 4) for k, v in hits.items()} | {"questions": len(hits["cosine"])}
 
 
-def answerability(examples, models, fold_of) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+def answerability(examples, oof, models, fold_of) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+    """The fitted reader's gate is fitted out of fold on every dev question; both are measured on
+    the questions of the evaluated folds."""
     answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
-    ce = np.array([models[fold_of[ex.question.id]].answerable(ex.question.question, [c.text for c in ex.scored.pool])
-                   for ex in examples])
-    oof = out_of_fold(examples, c=0.3)
     ev = np.vstack([evidence_features(with_probabilities(ex, p)) for ex, p in zip(examples, oof, strict=True)])
     gate = np.zeros(len(examples))
     folds = np.random.default_rng(11).permutation(len(examples)) % 5
     for k in range(5):
         held = folds == k
         gate[held] = fit_logistic(ev[~held], answerable[~held].astype(int), EVIDENCE, 0.3).probability(ev[held])
+    mine = np.array([fold_of.get(ex.question.id) in models for ex in examples])
+    ce = np.array([models[fold_of[ex.question.id]].answerable(ex.question.question, [c.text for c in ex.scored.pool])
+                   for ex in examples if fold_of.get(ex.question.id) in models])
+    answerable = answerable[mine]
     out = {}
-    for name, p in (("cross-encoder", ce), ("fitted reader", gate)):
+    for name, p in (("cross-encoder", ce), ("fitted reader", gate[mine])):
         _, figures = choose_answerable(p, answerable, 0.03)
         out[name] = {"auc": round(auc(p, answerable), 4), **figures}
     out["questions"] = {"answerable": int(answerable.sum()), "unanswerable": int((~answerable).sum())}
@@ -147,17 +151,25 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=90)
     parser.add_argument("--minutes", type=float, default=6.0)
     parser.add_argument("--record", action="store_true", help="write the figures into rag/assets' manifest")
+    parser.add_argument("--evaluate-folds", type=int, nargs="*", help="only these folds' questions (default: all)")
+    parser.add_argument("--limit", type=int, help="score only this many questions of the evaluated folds (a quick run)")
     parser.add_argument("--collect-only", action="store_true", help="read the dev questions (cached) and stop")
     args = parser.parse_args()
     questions, examples = dev_examples(args.data_dir, args.folds_dir)
     if args.collect_only:
         return
-    models = fold_models(args.folds, args.folds_dir, args.steps, args.minutes)
+    which = args.evaluate_folds if args.evaluate_folds is not None else list(range(args.folds))
+    models = fold_models(args.folds, which, args.folds_dir, args.steps, args.minutes)
     fold_of = {qid: k for k, held in enumerate(dev_folds(args.folds)) for qid in held}
-    figures = {"top1_states_a_fact": ranking(examples, models, fold_of),
-               "answerability": answerability(examples, models, fold_of),
-               "latency_2_threads_40_sentences": latency(models[0], examples),
-               "folds": args.folds, "dev_questions_read": len(examples), "dev_questions": len(questions)}
+    if args.limit is not None:
+        kept = [ex.question.id for ex in examples if fold_of.get(ex.question.id) in models][: args.limit]
+        fold_of = {qid: fold_of[qid] for qid in kept}
+    oof = out_of_fold(examples, c=0.3)  # the fitted reader's sentence model, refitted without each question
+    figures = {"top1_states_a_fact": ranking(examples, oof, models, fold_of),
+               "answerability": answerability(examples, oof, models, fold_of),
+               "latency_2_threads_40_sentences": latency(models[which[0]], examples),
+               "folds": args.folds, "evaluated_folds": which, "dev_questions_read": len(examples),
+               "dev_questions": len(questions)}
     print(json.dumps(figures, indent=1))
     if args.record:
         data = json.loads(MANIFEST_FILE.read_text(encoding="utf-8"))
