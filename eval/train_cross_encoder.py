@@ -136,7 +136,7 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float, he
     model = out / MODEL_FILE.name
     export_onnx(net, tokenizer, state / "cross_encoder.fp32.onnx", model)
     trained = {"base": BASE, "data": _shown(pairs), "data_sha256": settings["pairs_sha256"], "groups": len(groups),
-               "groups_by_head": {h: sum(g["head"] == h for g in groups) for h in HEADS if h != "answerable"},
+               "groups_by_head": {h: sum(g["head"] == h for g in groups) for h in CAPS},
                "steps": step, "seconds": round(time.monotonic() - started), "lr": lr, "seed": seed,
                "held_out_dev_questions": len(held_out), "init_from": settings["init_from"],
                "commit": _commit(), "date": time.strftime("%Y-%m-%d"),
