@@ -1,0 +1,54 @@
+"""The cross-encoder's training data: the guard that keeps held-out questions out by content, the
+filter on the local model's questions, and the template pairs, on invented sentences."""
+
+from __future__ import annotations
+
+from eval.dataset import Fact, Question
+from eval.training import templates
+from eval.training.corpus import Guard, Sentence
+from eval.training.llm_questions import verdict
+
+
+def _held_out() -> Guard:
+    return Guard([Question(id="h1", question="How much memory does Quillformer save on long documents?",
+                           gold_papers=("900-0001",), reference_answer="", key_facts=(Fact(("41%",)),),
+                           type="single", tags=())])
+
+
+def test_a_question_overlapping_a_held_out_one_is_refused():
+    guard = _held_out()
+    assert guard.question_overlaps("How much memory does Quillformer save for long documents?")
+    assert not guard.question_overlaps("Which optimiser trains the Quillformer decoder?")
+
+
+def test_a_sentence_stating_a_held_out_fact_of_its_paper_is_never_a_target():
+    guard = _held_out()
+    sentence = "Quillformer cuts inference memory by 41% on long documents."
+    assert guard.refuses("What does the sparse layer buy at inference?", [("900-0001", sentence)])
+    assert not guard.refuses("What does the sparse layer buy at inference?", [("900-0002", sentence)])
+
+
+def test_the_local_models_questions_are_kept_only_when_they_paraphrase():
+    sentence = "Quillformer cuts inference memory by 41% on long documents through sparse attention."
+    assert verdict("How does Quillformer cut inference memory on long documents?", sentence,
+                   "Quillformer") == "copies the sentence"
+    assert verdict("By how much does Quillformer cut memory, 41%?", sentence, "Quillformer") != "ok"
+    assert verdict("What are the key limitations discussed in this research?", sentence, None) == "generic"
+    assert verdict("How much less RAM does Quillformer need when reading lengthy texts?", sentence,
+                   "Quillformer") == "ok"
+
+
+def test_a_contrast_is_asked_both_ways_with_opposite_answers():
+    s = Sentence("900-0001", 3, "The gains come from the retrieval step rather than the larger decoder.")
+    pairs = list(templates.yes_no(s))
+    assert [answer for _, answer in pairs] == [True, False]
+    assert "retrieval step" in pairs[0][0] and "larger decoder" not in pairs[0][0]
+    assert "larger decoder" in pairs[1][0] and "retrieval step" not in pairs[1][0]
+
+
+def test_a_sibling_entity_question_asks_about_what_the_abstract_never_names():
+    from rag.types import Paper
+
+    paper = Paper(id="900-0001", abstract="x", text="We propose Quillformer, a sparse layer.", method="Quillformer")
+    swapped = templates.sibling_entity("What does Quillformer do?", paper, ["Quillformer", "Brambleset"])
+    assert swapped == "What does Brambleset do?"
