@@ -26,6 +26,7 @@ from typing import Any
 from eval.dataset import SPLITS, load
 from eval.training.build import OUT as PAIRS
 from eval.training.corpus import Guard
+from eval.training.pools import OUT as POOLS
 from rag.answer.cross_encoder import HEADS, INPUTS, MANIFEST_FILE, MAX_LENGTH, MODEL_FILE, pair_tokenizer, sha256_of
 from rag.settings import PROJECT_ROOT
 
@@ -34,6 +35,7 @@ SHARE = {"answers": 1.0, "absent": 0.5, "yes": 0.5, "qualifies": 1.0}  # of each
 # "What does X do?" and name questions all point at the sentence introducing X: at full share they
 # taught the answers head to pick that sentence whatever was asked (measured on dev; see the docs)
 KIND_SHARE = {"describe": 0.15, "name": 0.3}
+RERANK = 8  # the fitted reader's best candidates a pool group holds: what the cross-encoder reorders
 
 
 def dev_folds(folds: int, seed: int = 7) -> list[set[str]]:
@@ -42,15 +44,43 @@ def dev_folds(folds: int, seed: int = 7) -> list[set[str]]:
     return [set(ids[k::folds]) for k in range(folds)]
 
 
-def load_groups(path: Path, held_out: set[str], seed: int) -> list[dict]:
-    """The groups to train on: dev groups of held-out questions left out, and generated groups
-    overlapping a held-out or test question refused (by the same guard as the builder)."""
-    rng = random.Random(seed)
-    guard = Guard([*Guard.test_split().questions, *(q for q in load(SPLITS["dev"]) if q.id in held_out)])
+def pool_groups(path: Path, held_out: set[str], top: int = RERANK) -> list[dict]:
+    """Ranking groups from the reader's own candidate pools (eval.training.pools): per part of a
+    question, the fitted reader's ``top`` best candidates, labelled by whether each states a key
+    fact; only parts whose top holds a fact and a sentence that does not."""
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["qid"] in held_out or r["type"] == "unanswerable":
+            continue
+        for part in r["parts"]:
+            kept = part["candidates"][:top]
+            labels = [c["label"] for c in kept]
+            if 0 < sum(labels) < len(labels):
+                out.append({"head": "answers", "kind": f"pool-{r['source']}", "qid": r["qid"],
+                            "question": asked(r["question"], part["text"], len(r["parts"])),
+                            "texts": [c["text"] for c in kept], "papers": [c["paper"] for c in kept],
+                            "labels": labels})
+    return out
+
+
+def asked(question: str, part: str, parts: int) -> str:
+    """What the cross-encoder reads as the question: the whole question, or the part of one in
+    several parts (answering asks the same way: rag.answer.rerank)."""
+    return question if parts == 1 else part
+
+
+def load_groups(path: Path, held_out: set[str], seed: int, pools: Path | None = None) -> list[dict]:
+    """The groups to train on: dev groups of held-out questions left out, and generated groups
+    overlapping a held-out or test question refused (by the same guard as the builder). With
+    ``pools``, dev's ranking groups come from the reader's candidate pools (its hard negatives)
+    instead of pairs.jsonl's."""
+    rng = random.Random(seed)
+    guard = Guard([*Guard.test_split().questions, *(q for q in load(SPLITS["dev"]) if q.id in held_out)])
+    out = pool_groups(pools, held_out) if pools is not None else []
+    for line in path.read_text(encoding="utf-8").splitlines():
         g = json.loads(line)
-        if g.get("qid") in held_out:
+        if g.get("qid") in held_out or (pools is not None and g["kind"] == "dev"):
             continue
         positives = [(p, t) for p, t, y in zip(g["papers"], g["texts"], g["labels"], strict=True) if y]
         if "qid" not in g and guard.refuses(g["question"], positives if g["head"] != "qualifies" else []):
@@ -90,6 +120,7 @@ def batches(groups: Sequence[dict], rng: random.Random, max_pairs: int) -> Itera
 def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float, held_out: set[str] = frozenset(),
           seed: int = 13, lr: float = 4e-5, max_pairs: int = 24, save_every: int = 50, threads: int = 2,
           train_layers: int = 3, init_from: Path | None = None, command: str = "python -m eval.train_cross_encoder",
+          pools: Path | None = None,
           log=print) -> dict[str, Any]:  # type: ignore[no-untyped-def,assignment]
     import torch
 
@@ -97,10 +128,11 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float, he
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    settings = {"pairs_sha256": sha256_of(pairs), "held_out": sorted(held_out), "seed": seed, "lr": lr,
+    settings = {"pairs_sha256": sha256_of(pairs), "pools_sha256": sha256_of(pools) if pools else None,
+                "held_out": sorted(held_out), "seed": seed, "lr": lr,
                 "max_pairs": max_pairs, "max_length": MAX_LENGTH, "train_layers": train_layers,
                 "kind_share": KIND_SHARE, "init_from": _init_note(init_from)}
-    groups = load_groups(pairs, set(held_out), seed)
+    groups = load_groups(pairs, set(held_out), seed, pools)
     rng = random.Random(seed)
     net, optimiser = _model(train_layers, init_from, lr)
     done, spent = _resume(state, settings, net, optimiser, log)
@@ -123,7 +155,9 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float, he
     out.mkdir(parents=True, exist_ok=True)
     model = out / MODEL_FILE.name
     export_onnx(net, tokenizer, state / "cross_encoder.fp32.onnx", model)
-    trained = {"base": BASE, "data": _shown(pairs), "data_sha256": settings["pairs_sha256"], "groups": len(groups),
+    trained = {"base": BASE, "data": _shown(pairs), "data_sha256": settings["pairs_sha256"],
+               "pools": _shown(pools) if pools else None, "pools_sha256": settings["pools_sha256"],
+               "groups": len(groups),
                "groups_by_head": {h: sum(g["head"] == h for g in groups) for h in CAPS},
                "steps": step, "seconds": round(time.monotonic() - started), "lr": lr, "seed": seed,
                "held_out_dev_questions": len(held_out), "init_from": settings["init_from"],
@@ -223,6 +257,8 @@ def _shown(path: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=Path, default=PAIRS)
+    parser.add_argument("--pools", type=Path, default=POOLS if POOLS.is_file() else None,
+                        help="the reader's candidate pools (python -m eval.training.pools) for dev's ranking groups")
     parser.add_argument("--state", type=Path, default=PROJECT_ROOT / ".rag-data" / "cross-encoder-train")
     parser.add_argument("--out", type=Path, default=MODEL_FILE.parent)
     parser.add_argument("--steps", type=int, default=600)
@@ -235,7 +271,7 @@ def main() -> None:
     args = parser.parse_args()
     held = dev_folds(args.folds)[args.hold_out_fold] if args.hold_out_fold is not None else set()
     trained = train(args.pairs, args.state, args.out, steps=args.steps, minutes=args.minutes, held_out=held,
-                    threads=args.threads, train_layers=args.train_layers, init_from=args.init_from,
+                    threads=args.threads, train_layers=args.train_layers, init_from=args.init_from, pools=args.pools,
                     command=" ".join(["python -m eval.train_cross_encoder", *sys.argv[1:]]))
     print(json.dumps(trained, indent=1))
 
