@@ -1,5 +1,5 @@
-"""Do the cross-encoder's tests (tests/test_cross_encoder.py) need a trained model to pass? Export
-networks with random weights through the same path (randomly initialised heads on the shipped
+"""Do the cross-encoder's tests (tests/rag/answer/test_cross_encoder.py) need a trained model to
+pass? Export networks with random weights through the same path (randomly initialised heads on the shipped
 encoder, and a randomly initialised encoder too), run each check of the test file against them,
 and print which checks fail. Every check should fail for every random model. Needs the ``train``
 extra (torch).
@@ -21,7 +21,7 @@ from rag.answer.cross_encoder import CrossEncoder, pair_tokenizer
 from rag.settings import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT))
-from tests.test_cross_encoder import (  # noqa: E402
+from tests.rag.answer.test_cross_encoder import (  # noqa: E402
     contrasts_say_no_to_the_rejected_side,
     near_misses_score_below_answered_questions,
     paraphrases_get_their_sentence,

@@ -117,7 +117,8 @@ def batches(groups: Sequence[dict], rng: random.Random, max_pairs: int) -> Itera
             yield batch
 
 
-def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float, held_out: set[str] = frozenset(),
+def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
+          held_out: frozenset[str] | set[str] = frozenset(),
           seed: int = 13, lr: float = 4e-5, max_pairs: int = 24, save_every: int = 50, threads: int = 2,
           train_layers: int = 3, init_from: Path | None = None, command: str = "python -m eval.train_cross_encoder",
           pools: Path | None = None,

@@ -90,7 +90,8 @@ def with_reader(engine: Engine, model: ReaderModel, answer: AnswerSettings | Non
     """The engine reading with other weights (and answer settings): training and tuning use it."""
     answer = answer or engine.settings.answer
     settings = engine.settings.model_copy(update={"answer": answer})
-    reader = FittedReader(engine.library.embedder, answer, engine.reader.terms, model)
+    reader = FittedReader(engine.library.embedder, answer, engine.reader.terms, model,
+                          engine.reader.reranker if answer.cross_encoder else None)
     writers = replace(engine.writers, offline=OfflineComposer(answer, model))
     return replace(engine, settings=settings, reader=reader, writers=writers)
 

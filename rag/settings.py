@@ -122,6 +122,9 @@ class AnswerSettings(Group):
         "or name the abstracts lack, contradicted negation, or absolute wording) is unsupported")
     keep_unsupported: bool = Field(False, description="keep unsupported sentences, marked "
                                    "(unsupported), instead of removing them")
+    cross_encoder: bool = Field(True, description="reorder the reader's best sentences with the shipped "
+                                "cross-encoder (rag.answer.rerank; how many and how much are fitted on dev "
+                                "and kept in its manifest); off reads with the fitted reader alone")
 
 
 class SupportSettings(Group):

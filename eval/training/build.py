@@ -105,8 +105,8 @@ def from_templates(b: Builder) -> Iterator[dict | None]:
             held = [s for s in mine if paper.method and paper.method in s.text][:1]
             if held:
                 yield b.rank("name", row["question"], held)
-        for q, s in templates.figures(paper, mine):
-            yield b.rank("figure", q, [s]) if s else b.absent("near-measure", q, paper.id)
+        for q, found in templates.figures(paper, mine):
+            yield b.rank("figure", q, [found]) if found else b.absent("near-measure", q, paper.id)
         for q in list(templates.missing(paper))[:2]:
             yield b.absent("near-missing", q, paper.id)
         for s in mine:

@@ -85,7 +85,8 @@ def targets(seed: int = 5) -> list[tuple[Sentence, str | None]]:
     """Sentences worth a question, informative ones first (a figure, a name, a claim), in a
     fixed shuffled order; sentences holding a test question's key fact are never targets."""
     guard = Guard.test_split()
-    rich, plain = [], []
+    rich: list[tuple[Sentence, str | None]] = []
+    plain: list[tuple[Sentence, str | None]] = []
     for paper in bundled_papers():
         for s in sentences_of(paper):
             if guard.sentence_blocked(s.paper, s.text) or len(s.text.split()) > 60:
@@ -143,7 +144,7 @@ def generate(out: Path, minutes: float, limit: int | None, threads: int) -> dict
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             handle.flush()
             counts["written"] += 1
-            counts["kept"] += row["kept"]
+            counts["kept"] += reason == "ok"
             if counts["written"] % 25 == 0:
                 print(f"{counts['written']} written, {counts['kept']} kept, {len(done) + counts['written']} "
                       f"in {out}", flush=True)

@@ -78,13 +78,14 @@ class Manifest:
     heads: tuple[str, ...]
     max_length: int
     trained: dict[str, Any]  # data sha256, commit, command, dev figures
+    rerank: dict[str, Any] | None = None  # how answering reorders with it, fitted on dev (eval.fit_rerank)
 
     @classmethod
     def read(cls, path: Path) -> Manifest:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             return cls(str(data["sha256"]), tuple(data["inputs"]), tuple(data["heads"]), int(data["max_length"]),
-                       dict(data.get("trained", {})))
+                       dict(data.get("trained", {})), data.get("rerank"))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"the cross-encoder's manifest ({path}) cannot be read ({exc}). Reinstall the "
                               "package, or run `python -m eval.train_cross_encoder` to write it again.") from None
@@ -131,8 +132,9 @@ class CrossEncoder:
         self.tokenizer = pair_tokenizer(self.manifest.max_length)
         self.batch = batch
 
-    def probabilities(self, question: str, texts: Sequence[str]) -> np.ndarray:
-        """One row per text, one column per head of HEADS."""
+    def logits(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        """One row per text, one column per head of HEADS: the raw scores (the ``answers`` head is
+        trained listwise, so only its differences within a question mean anything)."""
         if not texts:
             return np.zeros((0, len(HEADS)))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # like lengths pad least
@@ -140,8 +142,12 @@ class CrossEncoder:
         for start in range(0, len(order), self.batch):
             chunk = order[start : start + self.batch]
             (logits,) = self.session.run(None, encode(self.tokenizer, question, [texts[i] for i in chunk]))
-            out[chunk] = 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+            out[chunk] = logits
         return out
+
+    def probabilities(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        """One row per text, one column per head of HEADS."""
+        return 1.0 / (1.0 + np.exp(-np.clip(self.logits(question, texts), -30, 30)))
 
     def score(self, question: str, texts: Sequence[str], head: str = "answers") -> np.ndarray:
         if head not in HEADS:

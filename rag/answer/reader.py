@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -45,6 +46,12 @@ class Scored:
     topic_share: float
     peaks: np.ndarray  # per feature of PEAKS: its best value over the candidates (weakest part)
     coverage: Mapping[str, float] = field(default_factory=dict)  # per paper: the focus its abstract says
+
+
+class Reorders(Protocol):
+    """Reorders each part's best candidates (rag.answer.rerank: the cross-encoder)."""
+
+    def apply(self, scored: Scored) -> Scored: ...
 
 
 def evidence_features(scored: Scored) -> np.ndarray:
@@ -117,8 +124,9 @@ class FittedReader:
     """The read stage's model: built once with the engine (weights loaded once, by the caller)."""
 
     def __init__(self, embedder: Embedder, settings: AnswerSettings, terms: TermStats | None,
-                 model: ReaderModel) -> None:
+                 model: ReaderModel, reranker: Reorders | None = None) -> None:
         self.embedder, self.settings, self.terms, self.model = embedder, settings, terms, model
+        self.reranker = reranker
 
     def idf(self, word: str) -> float:
         return self.terms.weight(word) if self.terms is not None else 1.0
@@ -165,13 +173,16 @@ class FittedReader:
         scored = self.score(intent, usable, evidence.sentences)
         gate = self.answerable(scored)  # on the evidence as scored, as the gate was fitted
         scored = of_the_asked_variant(scored)
+        qualifying = self.qualifying(scored) if intent.lists_papers else ()
+        declined = gate < self.model.threshold("answerable", 0.5)
+        if self.reranker is not None and not declined:  # after the gate and the list: only the order changes
+            scored = self.reranker.apply(scored)
         parts = tuple(
             (part, tuple(sorted((Sentence(c.paper, c.text, round(float(p), 4), bool(h))
                                  for c, p, h in zip(scored.pool, probs, held, strict=True)),
                                 key=lambda s: -s.score)))
             for part, probs, held in zip(intent.parts, scored.probabilities, scored.holding, strict=True))
-        qualifying = self.qualifying(scored) if intent.lists_papers else ()
-        if gate < self.model.threshold("answerable", 0.5):
+        if declined:
             return Reading(parts, usable, self._why(scored), intent, qualifying)
         return Reading(parts, usable, figure_not_given(scored), intent, qualifying)
 

@@ -6,10 +6,14 @@ LLM, receives its ``Reading``."""
 
 from __future__ import annotations
 
+from functools import cache
+
+from rag.answer.cross_encoder import CrossEncoder
 from rag.answer.evidence import Reading
 from rag.answer.intent import Intent
 from rag.answer.model import ReaderModel
 from rag.answer.reader import FittedReader, load_model
+from rag.answer.rerank import Reranker
 from rag.index.library import Library
 from rag.retrieve.keyword import TermStats
 from rag.settings import AnswerSettings
@@ -17,7 +21,14 @@ from rag.types import Evidence
 
 
 def build_reader(library: Library, settings: AnswerSettings, model: ReaderModel | None = None) -> FittedReader:
-    return FittedReader(library.embedder, settings, TermStats(library.catalog), model or load_model())
+    return FittedReader(library.embedder, settings, TermStats(library.catalog), model or load_model(),
+                        shipped_reranker() if settings.cross_encoder else None)
+
+
+@cache
+def shipped_reranker() -> Reranker | None:
+    """The shipped cross-encoder's reranker, loaded once a process (onnxruntime, never torch)."""
+    return Reranker.shipped(CrossEncoder(threads=2))
 
 
 def read(reader: FittedReader, intent: Intent, evidence: Evidence) -> Reading:

@@ -1,0 +1,91 @@
+"""The cross-encoder reorders the fitted reader's best sentences and nothing else: the sentence it
+prefers leads, the probabilities handed out are the reader's own, the gate and a declined answer
+are untouched; k and the weight are fitted on dev (eval.fit_rerank), and a cross-encoder that
+ranks at random is given no weight."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from eval.fit_rerank import fit
+from rag.answer.cross_encoder import HEADS
+from rag.answer.rerank import Reranker, reorder
+from rag.engine import answer, with_reader
+from tests.rag.answer.test_reader import engine  # noqa: F401  (the invented KV-cache library)
+
+
+class Prefers:
+    """A fake cross-encoder that scores a sentence high when it says ``word``."""
+
+    def __init__(self, word: str) -> None:
+        self.word, self.asked = word, 0
+
+    def logits(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        self.asked += 1
+        out = np.zeros((len(texts), len(HEADS)))
+        out[:, HEADS.index("answers")] = [8.0 if self.word in t else 0.0 for t in texts]
+        return out
+
+
+def test_reordering_hands_the_same_probabilities_out_in_the_cross_encoders_order():
+    probabilities = np.array([0.9, 0.6, 0.3])
+    cross = np.array([0.0, 0.0, 5.0])
+    assert reorder(probabilities, cross, 0.0).tolist() == [0.9, 0.6, 0.3]
+    moved = reorder(probabilities, cross, 1.0)
+    assert moved.tolist() == [0.6, 0.3, 0.9]
+    assert sorted(moved) == sorted(probabilities)
+
+
+def test_the_sentence_the_cross_encoder_prefers_leads_the_answer(engine):  # noqa: F811
+    question = "How much does QuillKV reduce KV cache memory?"
+    before = answer(engine, question)
+    assert "71%" in before.text.split("\n")[0]
+    # a cross-encoder preferring the introducing sentence, with a weight that lets it decide
+    reranker = Reranker(Prefers("two bits"), k=3, weight=5.0)
+    reread = with_reader(engine, engine.reader.model)
+    reread.reader.reranker = reranker
+    after = answer(reread, question)
+    assert "two bits" in after.text.split("\n")[0], after.text
+    assert reranker.encoder.asked >= 1
+
+
+def test_a_declined_question_is_not_read_again(engine):  # noqa: F811
+    scorer = Prefers("TideNet")
+    reread = with_reader(engine, engine.reader.model)
+    reread.reader.reranker = Reranker(scorer, k=3, weight=5.0)
+    result = answer(reread, "Which tide gauges in Norway does TideNet use?")
+    assert result.abstained
+    assert scorer.asked == 0
+
+
+def test_reading_without_the_cross_encoder_is_a_setting(engine):  # noqa: F811
+    off = engine.settings.answer.model_copy(update={"cross_encoder": False})
+    reread = with_reader(engine, engine.reader.model, off)
+    assert reread.reader.reranker is None
+
+
+def parts_and_scores(informative: bool, n: int = 60, seed: int = 3) -> tuple[list[dict], list[dict]]:
+    """Invented dev parts: the reader puts the fact second half of the time; an informative
+    cross-encoder scores the fact-holding sentence high, a useless one at random."""
+    rng = np.random.default_rng(seed)
+    parts, scores = [], []
+    for i in range(n):
+        labels = [1, 0, 0, 0] if i % 2 else [0, 1, 0, 0]
+        cross = [3.0 * y for y in labels] if informative else list(rng.normal(size=4))
+        parts.append({"qid": f"d{i}", "part": 0, "asked": "?", "texts": ["a", "b", "c", "d"],
+                      "labels": labels, "p": [0.8, 0.7, 0.2, 0.1]})
+        scores.append({"qid": f"d{i}", "part": 0, "fold": i % 2, "cross": cross})
+    return parts, scores
+
+
+def test_the_weight_is_fitted_on_dev_and_helps_only_where_the_cross_encoder_knows():
+    parts, scores = parts_and_scores(informative=True)
+    fitted = fit(parts, scores)
+    assert fitted["weight"] > 0 and fitted["dev_top1"]["both"] == 1.0
+    assert fitted["dev_top1"]["reader"] == 0.5
+    parts, scores = parts_and_scores(informative=False)
+    noise = fit(parts, scores)
+    assert noise["dev_top1"]["both"] >= noise["dev_top1"]["reader"]
+    assert noise["flips"]["right_to_wrong"] <= noise["flips"]["wrong_to_right"]
