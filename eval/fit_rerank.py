@@ -51,10 +51,13 @@ def dev_parts(pools: Path = POOLS) -> list[dict]:
     return out
 
 
-def score(parts: Sequence[dict], models: Sequence[Path], log=print) -> list[dict]:  # type: ignore[assignment]
+def score(parts: Sequence[dict], models: Sequence[Path], folds_of: int = 0,
+          log=print) -> list[dict]:  # type: ignore[assignment]
+    """Fold k's parts scored by ``models[k]`` (``folds_of``: how many folds dev was cut into,
+    when fewer models than folds are given; by default one a model)."""
     from rag.answer.cross_encoder import HEADS, MANIFEST_FILE, MODEL_FILE, CrossEncoder
 
-    folds = dev_folds(len(models))
+    folds = dev_folds(folds_of or len(models))
     out = []
     for k, folder in enumerate(models):
         encoder = CrossEncoder(folder / MODEL_FILE.name, folder / MANIFEST_FILE.name, threads=2)
@@ -102,12 +105,13 @@ def fit(parts: Sequence[dict], scores: Sequence[dict]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fold-models", type=Path, nargs="*", default=[])
+    parser.add_argument("--folds", type=int, default=0, help="folds dev was cut into (default: one a model)")
     parser.add_argument("--scores", type=Path, default=SCORES)
     parser.add_argument("--write", type=Path, help="the manifest to keep the fitted reordering in")
     args = parser.parse_args()
     parts = dev_parts()
     if args.fold_models:
-        scores = score(parts, args.fold_models)
+        scores = score(parts, args.fold_models, args.folds)
         args.scores.write_text("".join(json.dumps(s) + "\n" for s in scores), encoding="utf-8")
     else:
         scores = [json.loads(line) for line in args.scores.read_text(encoding="utf-8").splitlines()]

@@ -98,14 +98,15 @@ def _trim(g: dict, cap: int, rng: random.Random) -> dict:
     return g | {"texts": [g["texts"][i] for i in keep], "labels": [g["labels"][i] for i in keep]}
 
 
-def batches(groups: Sequence[dict], rng: random.Random, max_pairs: int) -> Iterator[list[dict]]:
+def batches(groups: Sequence[dict], rng: random.Random, max_pairs: int,
+            kind_share: dict[str, float] | None = None) -> Iterator[list[dict]]:
     """An endless stream of batches: each epoch a fresh sample of every head's groups."""
     by_head: dict[str, list[dict]] = {}
     for g in groups:
         by_head.setdefault(g["head"], []).append(g)
     while True:
         epoch = [g for head, gs in by_head.items() for g in rng.sample(gs, max(1, int(len(gs) * SHARE[head])))
-                 if rng.random() < KIND_SHARE.get(g["kind"], 1.0)]
+                 if rng.random() < (kind_share or KIND_SHARE).get(g["kind"], 1.0)]
         rng.shuffle(epoch)
         batch: list[dict] = []
         for g in epoch:
@@ -121,7 +122,7 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
           held_out: frozenset[str] | set[str] = frozenset(),
           seed: int = 13, lr: float = 4e-5, max_pairs: int = 24, save_every: int = 50, threads: int = 2,
           train_layers: int = 3, init_from: Path | None = None, command: str = "python -m eval.train_cross_encoder",
-          pools: Path | None = None,
+          pools: Path | None = None, kind_share: dict[str, float] | None = None,
           log=print) -> dict[str, Any]:  # type: ignore[no-untyped-def,assignment]
     import torch
 
@@ -132,12 +133,12 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
     settings = {"pairs_sha256": sha256_of(pairs), "pools_sha256": sha256_of(pools) if pools else None,
                 "held_out": sorted(held_out), "seed": seed, "lr": lr,
                 "max_pairs": max_pairs, "max_length": MAX_LENGTH, "train_layers": train_layers,
-                "kind_share": KIND_SHARE, "init_from": _init_note(init_from)}
+                "kind_share": kind_share or KIND_SHARE, "init_from": _init_note(init_from)}
     groups = load_groups(pairs, set(held_out), seed, pools)
     rng = random.Random(seed)
     net, optimiser = _model(train_layers, init_from, lr)
     done, spent = _resume(state, settings, net, optimiser, log)
-    stream = batches(groups, rng, max_pairs)
+    stream = batches(groups, rng, max_pairs, kind_share)
     for _ in range(done):  # the stream of batches resumes where it stopped
         next(stream)
     tokenizer = pair_tokenizer()
@@ -268,11 +269,14 @@ def main() -> None:
     parser.add_argument("--train-layers", type=int, default=3, help="top encoder layers to fine-tune (of 6)")
     parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--init-from", type=Path, help="start from this checkpoint's weights (a new run)")
+    parser.add_argument("--kind-share", action="append", default=[], metavar="KIND=SHARE",
+                        help=f"share of a kind's groups an epoch (default {KIND_SHARE}; repeat to set several)")
     parser.add_argument("--hold-out-fold", type=int, help="leave out this dev fold (0-based) and its overlaps")
     args = parser.parse_args()
     held = dev_folds(args.folds)[args.hold_out_fold] if args.hold_out_fold is not None else set()
     trained = train(args.pairs, args.state, args.out, steps=args.steps, minutes=args.minutes, held_out=held,
                     threads=args.threads, train_layers=args.train_layers, init_from=args.init_from, pools=args.pools,
+                    kind_share=KIND_SHARE | {k: float(v) for k, v in (a.split("=") for a in args.kind_share)},
                     command=" ".join(["python -m eval.train_cross_encoder", *sys.argv[1:]]))
     print(json.dumps(trained, indent=1))
 
