@@ -125,6 +125,10 @@ class AnswerSettings(Group):
     cross_encoder: bool = Field(True, description="reorder the reader's best sentences with the shipped "
                                 "cross-encoder (rag.answer.rerank; how many and how much are fitted on dev "
                                 "and kept in its manifest); off reads with the fitted reader alone")
+    cross_encoder_dir: Path | None = Field(None, description="a folder holding another cross-encoder "
+                                           "(cross_encoder.onnx and its cross_encoder.json, as "
+                                           "`python -m eval.train_cross_encoder --out` writes them) "
+                                           "instead of the shipped one")
 
 
 class SupportSettings(Group):

@@ -7,8 +7,9 @@ LLM, receives its ``Reading``."""
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
-from rag.answer.cross_encoder import CrossEncoder
+from rag.answer.cross_encoder import MANIFEST_FILE, MODEL_FILE, CrossEncoder
 from rag.answer.evidence import Reading
 from rag.answer.intent import Intent
 from rag.answer.model import ReaderModel
@@ -22,13 +23,16 @@ from rag.types import Evidence
 
 def build_reader(library: Library, settings: AnswerSettings, model: ReaderModel | None = None) -> FittedReader:
     return FittedReader(library.embedder, settings, TermStats(library.catalog), model or load_model(),
-                        shipped_reranker() if settings.cross_encoder else None)
+                        shipped_reranker(settings.cross_encoder_dir) if settings.cross_encoder else None)
 
 
 @cache
-def shipped_reranker() -> Reranker | None:
-    """The shipped cross-encoder's reranker, loaded once a process (onnxruntime, never torch)."""
-    return Reranker.shipped(CrossEncoder(threads=2))
+def shipped_reranker(folder: Path | None = None) -> Reranker | None:
+    """The cross-encoder's reranker (the shipped one, or the one in ``folder``), loaded once a
+    process (onnxruntime, never torch)."""
+    if folder is None:
+        return Reranker.shipped(CrossEncoder(threads=2))
+    return Reranker.shipped(CrossEncoder(folder / MODEL_FILE.name, folder / MANIFEST_FILE.name, threads=2))
 
 
 def read(reader: FittedReader, intent: Intent, evidence: Evidence) -> Reading:
