@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 
 from eval.fold_runs import merge
+from eval.run import grade
 from eval.train_cross_encoder import dev_folds
-from rag.settings import PROJECT_ROOT
+from tests.eval_cases import PAPERS, answer_of, question
 
-RUNS = PROJECT_ROOT / "eval" / "runs" / "dev-before-26"
+SINGLE = question(question="What does the chemistry agent build?", gold_papers=["p1"],
+                  key_facts=[["self-updating library"]])
 
 
 def test_each_question_comes_from_the_run_of_its_own_fold(tmp_path):
-    row = json.loads((RUNS / "results.jsonl").read_text().splitlines()[0])  # a real row, as rag eval writes
+    answer = answer_of(("", "ChemAgent builds a self-updating library of sub-tasks.", ("p1",), True))
+    row = grade(SINGLE, answer, PAPERS) | {"latency_ms": 1.0}  # a row as rag eval writes it
     folds = dev_folds(2)
     ids = sorted(folds[0])[:3] + sorted(folds[1])[:3]
     runs = []
