@@ -5,14 +5,17 @@ ranks at random is given no weight."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Sequence
 
 import numpy as np
 
 from eval.fit_rerank import fit
-from rag.answer.cross_encoder import HEADS
+from rag.answer.cross_encoder import HEADS, MANIFEST_FILE, MODEL_FILE
 from rag.answer.rerank import Reranker, reorder
 from rag.engine import answer, with_reader
+from rag.stages.read import build_reader
 from tests.rag.answer.test_reader import engine  # noqa: F401  (the invented KV-cache library)
 
 
@@ -89,3 +92,25 @@ def test_the_weight_is_fitted_on_dev_and_helps_only_where_the_cross_encoder_know
     noise = fit(parts, scores)
     assert noise["dev_top1"]["both"] >= noise["dev_top1"]["reader"]
     assert noise["flips"]["right_to_wrong"] <= noise["flips"]["wrong_to_right"]
+
+
+def folder_with(folder, rerank: dict | None):
+    """A cross-encoder folder: the shipped model, its manifest carrying ``rerank`` (or none)."""
+    folder.mkdir()
+    shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
+    manifest = json.loads(MANIFEST_FILE.read_text(encoding="utf-8"))
+    manifest.pop("rerank", None)
+    if rerank is not None:
+        manifest["rerank"] = rerank
+    (folder / MANIFEST_FILE.name).write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+def test_the_manifests_fitted_k_and_weight_are_what_the_engine_reads_with(engine, tmp_path):  # noqa: F811
+    fitted = folder_with(tmp_path / "fitted", {"k": 4, "weight": 0.7})
+    unfitted = folder_with(tmp_path / "unfitted", None)
+    settings = engine.settings.answer.model_copy(update={"cross_encoder": True, "cross_encoder_dir": fitted})
+    reranker = build_reader(engine.library, settings).reranker
+    assert reranker is not None and (reranker.k, reranker.weight) == (4, 0.7)
+    settings = settings.model_copy(update={"cross_encoder_dir": unfitted})
+    assert build_reader(engine.library, settings).reranker is None
