@@ -11,7 +11,9 @@ the fit reads; ``--scores`` reuses them). Then ``k`` (how many of the best are r
 ``weight`` (on the cross-encoder's score, against the reader's log-odds) are chosen for the share
 of dev's answerable parts whose first sentence states a key fact; ties go to the smaller k and
 weight. The figures (reader alone, cross-encoder alone, both) are printed and, with ``--write``,
-kept in the manifest with the choice, which is what answering reads."""
+kept in the manifest with the choice, which is what answering reads. Because k and the weight are
+chosen on the very parts they are scored on, ``chosen_on_other_folds`` measures them honestly:
+each fold scored with the k and weight chosen on the others."""
 
 from __future__ import annotations
 
@@ -83,13 +85,39 @@ def top1(parts: Sequence[dict], cross: dict[tuple[str, int], np.ndarray], k: int
     return np.array(hits)
 
 
-def fit(parts: Sequence[dict], scores: Sequence[dict]) -> dict[str, Any]:
-    cross = {(s["qid"], s["part"]): np.array(s["cross"]) for s in scores}
-    parts = [p for p in parts if (p["qid"], p["part"]) in cross]
-    base = top1(parts, cross, 1, 0.0)
+def choose(parts: Sequence[dict], cross: dict[tuple[str, int], np.ndarray]) -> tuple[int, float, dict]:
+    """The k and weight with the best dev top-1 (ties to the smaller), and the whole grid."""
     grid = {(k, w): float(top1(parts, cross, k, w).mean()) for k in KS for w in WEIGHTS}
     best = max(grid.values())
     k, weight = min(key for key, v in grid.items() if v == best)
+    return k, weight, grid
+
+
+def nested(parts: Sequence[dict], cross: dict[tuple[str, int], np.ndarray], fold: dict) -> dict[str, Any]:
+    """k and weight chosen on the other folds, measured on each fold in turn: what the choice
+    is worth on questions it was not made on (the fitted figure above is chosen in sample)."""
+    folds = sorted(set(fold.values()))
+    if len(folds) < 2:
+        return {}
+    base_hits = both_hits = 0
+    up = down = 0
+    for f in folds:
+        inside = [p for p in parts if fold[(p["qid"], p["part"])] != f]
+        held = [p for p in parts if fold[(p["qid"], p["part"])] == f]
+        k, weight, _ = choose(inside, cross)
+        base, both = top1(held, cross, 1, 0.0), top1(held, cross, k, weight)
+        base_hits, both_hits = base_hits + int(base.sum()), both_hits + int(both.sum())
+        up, down = up + int((both & ~base).sum()), down + int((~both & base).sum())
+    return {"reader": round(base_hits / len(parts), 4), "both": round(both_hits / len(parts), 4),
+            "wrong_to_right": up, "right_to_wrong": down}
+
+
+def fit(parts: Sequence[dict], scores: Sequence[dict]) -> dict[str, Any]:
+    cross = {(s["qid"], s["part"]): np.array(s["cross"]) for s in scores}
+    fold = {(s["qid"], s["part"]): s["fold"] for s in scores}
+    parts = [p for p in parts if (p["qid"], p["part"]) in cross]
+    base = top1(parts, cross, 1, 0.0)
+    k, weight, grid = choose(parts, cross)
     chosen = top1(parts, cross, k, weight)
     alone = top1(parts, cross, RERANK, ALONE)
     return {"k": k, "weight": weight, "fitted_on": f"dev, out of fold ({len({s['fold'] for s in scores})} folds)",
@@ -99,6 +127,7 @@ def fit(parts: Sequence[dict], scores: Sequence[dict]) -> dict[str, Any]:
                          "both": round(float(chosen.mean()), 4),
                          "oracle_top8": round(float(np.mean([any(p["labels"]) for p in parts])), 4)},
             "flips": {"wrong_to_right": int((chosen & ~base).sum()), "right_to_wrong": int((~chosen & base).sum())},
+            "chosen_on_other_folds": nested(parts, cross, fold),
             "by_k": {str(kk): max(v for (k2, _), v in grid.items() if k2 == kk) for kk in KS}}
 
 

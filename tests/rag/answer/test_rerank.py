@@ -94,6 +94,21 @@ def test_the_weight_is_fitted_on_dev_and_helps_only_where_the_cross_encoder_know
     assert noise["flips"]["right_to_wrong"] <= noise["flips"]["wrong_to_right"]
 
 
+def mixed_folds(scores: list[dict]) -> list[dict]:
+    """Each fold holds parts the reader gets right and parts it gets wrong."""
+    return [s | {"fold": (i // 2) % 2} for i, s in enumerate(scores)]
+
+
+def test_the_choice_is_also_measured_on_folds_it_was_not_made_on():
+    parts, scores = parts_and_scores(informative=True)
+    assert fit(parts, mixed_folds(scores))["chosen_on_other_folds"] == {
+        "reader": 0.5, "both": 1.0, "wrong_to_right": 30, "right_to_wrong": 0}
+    parts, scores = parts_and_scores(informative=False, n=200)
+    noise = fit(parts, mixed_folds(scores))
+    # chosen in sample, noise looks like a gain; chosen on the other fold, the gain shrinks
+    assert noise["chosen_on_other_folds"]["both"] <= noise["dev_top1"]["both"]
+
+
 def folder_with(folder, rerank: dict | None):
     """A cross-encoder folder: the shipped model, its manifest carrying ``rerank`` (or none)."""
     folder.mkdir()
