@@ -32,9 +32,10 @@ CONTRASTS = [  # (sentence, question it says yes to, question it says no to)
 ]
 
 
-# The shipped model (about 270 steps, some 6,500 pairs, on two busy cores) does not pass these yet:
-# it puts the sentence introducing the method first whatever is asked, and its yes head stays near
-# 0.5. Strict: the day a retrained model passes, these marks fail and must go.
+# The shipped model (about 1,300 steps of up to 24 pairs; docs/evaluation.md) does not pass these
+# yet: it still puts the sentence introducing the method first for some paraphrases, its yes head
+# scores both sides of a contrast alike, and one near miss (a speedup on another task) scores
+# above an answered question. Strict: the day a retrained model passes, these marks fail and must go.
 NOT_YET = pytest.mark.xfail(strict=True, reason="the shipped cross-encoder is undertrained (see docs/evaluation.md)")
 
 
@@ -49,11 +50,22 @@ def paraphrases_get_their_sentence(model: CrossEncoder) -> None:
         assert int(scores.argmax()) == answer, (question, scores.round(3).tolist())
 
 
+ANSWERED = ["How much memory does Quillformer save on long documents?",
+            "How is the gate of Quillformer trained?",
+            "Which languages do the experiments with Quillformer cover?"]
+NEAR_MISSES = ["How many GPU hours did training Quillformer take?",
+               "How many parameters does the Quillformer gate have?",
+               "How much faster is Quillformer on speech recognition?",
+               "What BLEU score does Quillformer reach on WMT translation?",
+               "How large is the batch size used to train Quillformer?"]
+
+
 def near_misses_score_below_answered_questions(model: CrossEncoder) -> None:
-    answered = model.answerable("How much memory does Quillformer save on long documents?", ABSTRACT)
-    for missing in ("How many GPU hours did training Quillformer take?",
-                    "How many parameters does the Quillformer gate have?"):
-        assert model.answerable(missing, ABSTRACT) < answered, (missing, answered)
+    """Every question the abstract answers above every near miss: a random order passes this
+    one time in 56 (two near misses against one answered question passed one time in three)."""
+    answered = {q: round(float(model.answerable(q, ABSTRACT)), 3) for q in ANSWERED}
+    missing = {q: round(float(model.answerable(q, ABSTRACT)), 3) for q in NEAR_MISSES}
+    assert max(missing.values()) < min(answered.values()), (answered, missing)
 
 
 def contrasts_say_no_to_the_rejected_side(model: CrossEncoder) -> None:
