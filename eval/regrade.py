@@ -33,8 +33,9 @@ def _sentences(row: Mapping[str, Any], keys: Mapping[str, int]) -> tuple[Sentenc
 
 def answer_of_row(row: Mapping[str, Any]) -> Answer:
     """The Answer a results.jsonl line was graded from."""
-    citations = tuple(Citation(**{k: tuple(v) if k == "authors" else v for k, v in c.items()})
-                      for c in row["citations"])
+    fields: list[dict[str, Any]] = [{k: tuple(v) if k == "authors" else v for k, v in c.items()}
+                                    for c in row["citations"]]
+    citations = tuple(Citation(**c) for c in fields)
     keys = {c.paper_id: c.key for c in citations}
     return Answer(row["question"], row["answer"], citations, row["abstained"], generator=row["generator"],
                   sentences=_sentences(row, keys), removed_keys=row.get("removed_keys", 0),
