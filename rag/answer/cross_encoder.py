@@ -13,7 +13,6 @@ Heads (each a probability per pair):
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from rag.errors import ConfigError
+from rag.index.embedding import sha256_of
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 MODEL_FILE = ASSETS / "cross_encoder.onnx"
@@ -59,14 +59,6 @@ def encode_pairs(tokenizer, pairs: Sequence[tuple[str, str]]) -> dict[str, np.nd
         feeds["attention_mask"][i, :n] = 1
         feeds["token_type_ids"][i, :n] = e.type_ids
     return feeds
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
