@@ -44,6 +44,14 @@ def reading(settings: Settings) -> dict[str, Any] | None:
     return {"mode": llm.mode, "abstracts": llm.abstracts, "sentences": llm.sentences} if llm.configured else None
 
 
+def answer_overrides(settings: Settings) -> dict[str, Any]:
+    """The answer settings a run changed from the shipped defaults (``RAG_ANSWER__...``): a line
+    with any is an ablation, not what ships."""
+    shipped = type(settings.answer)().model_dump(mode="json")
+    used = settings.answer.model_dump(mode="json")
+    return {key: value for key, value in used.items() if shipped.get(key) != value}
+
+
 def dataset_hash(paths: Path | Sequence[Path]) -> str:
     """The content hash of the question file(s) scored (one file: the hash of its bytes)."""
     digest = hashlib.sha256()
@@ -63,7 +71,7 @@ def entry(summary: Mapping[str, Any], settings: Settings, dataset: Path | Sequen
     return {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "commit": _git("rev-parse", "HEAD"), "uncommitted_changes": len(dirty),
             "generator": generator_of(settings), "generators": summary["generators"],
-            "llm": reading(settings),
+            "llm": reading(settings), "answer_overrides": answer_overrides(settings),
             "split": "test", "questions": summary["questions"],
             "test_questions": summary["questions"] if test_questions is None else test_questions,
             "dataset_sha256": dataset_hash(dataset),
@@ -101,8 +109,12 @@ def _name(line: Mapping[str, Any]) -> str:
 
 
 def table(lines: list[dict[str, Any]]) -> str:
-    """Markdown: a column per generator, from its newest ledger line (the last line's first)."""
+    """Markdown: a column per generator, from its newest ledger line (the last line's first) run
+    with the shipped answer settings; an ablation's line stands only where there is no other."""
     newest: dict[str, dict[str, Any]] = {}
+    for line in reversed(lines):
+        if not line.get("answer_overrides"):
+            newest.setdefault(line["generator"], line)
     for line in reversed(lines):
         newest.setdefault(line["generator"], line)
     if not newest:

@@ -278,6 +278,19 @@ def test_a_ledger_line_says_how_the_llm_read_and_the_table_names_it(tmp_path):
     assert offline["llm"] is None and "| metric (95% interval) | offline |" in ledger.table([offline])
 
 
+def test_an_ablations_ledger_line_does_not_stand_for_what_ships(tmp_path):
+    plain = Settings(data_dir=tmp_path)
+    summary = {"overall": {"accuracy": 0.5}, "ci": {}, "n": {}, "yes_no_majority": None, "latency_p50_ms": 1.0,
+               "generators": ["offline"], "questions": 1}
+    shipped = ledger.entry(summary, plain, DEFAULT_DATASET, Path("run"))
+    assert shipped["answer_overrides"] == {}
+    off = plain.model_copy(update={"answer": plain.answer.model_copy(update={"cross_encoder": False})})
+    ablation = ledger.entry({**summary, "overall": {"accuracy": 0.25}}, off, DEFAULT_DATASET, Path("run"))
+    assert ablation["answer_overrides"] == {"cross_encoder": False}
+    assert "| accuracy | 0.500 |" in ledger.table([shipped, ablation])  # the newer line is the ablation
+    assert "| accuracy | 0.250 |" in ledger.table([ablation])  # unless there is nothing else
+
+
 def test_the_evaluation_pages_test_table_is_the_ledgers():
     page = (PROJECT_ROOT / "docs" / "evaluation.md").read_text(encoding="utf-8")
     assert ledger.BEGIN in page, "docs/evaluation.md lost its test-ledger markers"
