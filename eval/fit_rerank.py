@@ -93,23 +93,24 @@ def choose(parts: Sequence[dict], cross: dict[tuple[str, int], np.ndarray]) -> t
     return k, weight, grid
 
 
+def flips(base: np.ndarray, chosen: np.ndarray) -> dict[str, int]:
+    return {"wrong_to_right": int((chosen & ~base).sum()), "right_to_wrong": int((~chosen & base).sum())}
+
+
 def nested(parts: Sequence[dict], cross: dict[tuple[str, int], np.ndarray], fold: dict) -> dict[str, Any]:
     """k and weight chosen on the other folds, measured on each fold in turn: what the choice
     is worth on questions it was not made on (the fitted figure above is chosen in sample)."""
     folds = sorted(set(fold.values()))
     if len(folds) < 2:
         return {}
-    base_hits = both_hits = 0
-    up = down = 0
+    bases, boths = [], []
     for f in folds:
-        inside = [p for p in parts if fold[(p["qid"], p["part"])] != f]
+        k, weight, _ = choose([p for p in parts if fold[(p["qid"], p["part"])] != f], cross)
         held = [p for p in parts if fold[(p["qid"], p["part"])] == f]
-        k, weight, _ = choose(inside, cross)
-        base, both = top1(held, cross, 1, 0.0), top1(held, cross, k, weight)
-        base_hits, both_hits = base_hits + int(base.sum()), both_hits + int(both.sum())
-        up, down = up + int((both & ~base).sum()), down + int((~both & base).sum())
-    return {"reader": round(base_hits / len(parts), 4), "both": round(both_hits / len(parts), 4),
-            "wrong_to_right": up, "right_to_wrong": down}
+        bases.append(top1(held, cross, 1, 0.0))
+        boths.append(top1(held, cross, k, weight))
+    base, both = np.concatenate(bases), np.concatenate(boths)
+    return {"reader": round(float(base.mean()), 4), "both": round(float(both.mean()), 4)} | flips(base, both)
 
 
 def fit(parts: Sequence[dict], scores: Sequence[dict]) -> dict[str, Any]:
@@ -126,7 +127,7 @@ def fit(parts: Sequence[dict], scores: Sequence[dict]) -> dict[str, Any]:
                          "cross_encoder_alone_top8": round(float(alone.mean()), 4),
                          "both": round(float(chosen.mean()), 4),
                          "oracle_top8": round(float(np.mean([any(p["labels"]) for p in parts])), 4)},
-            "flips": {"wrong_to_right": int((chosen & ~base).sum()), "right_to_wrong": int((~chosen & base).sum())},
+            "flips": flips(base, chosen),
             "chosen_on_other_folds": nested(parts, cross, fold),
             "by_k": {str(kk): max(v for (k2, _), v in grid.items() if k2 == kk) for kk in KS}}
 
