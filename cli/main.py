@@ -432,11 +432,31 @@ def feedback_export(settings: Settings, out: Path) -> None:
 @click.option("--choose-on", type=click.Choice(["dev", "pooled"]), default="dev", show_default=True,
               help="Whose out-of-fold predictions choose the thresholds: the hand-written (dev) questions, "
                    "or dev and the generated ones pooled.")
+@click.option("--cross-encoder", "cross_encoder", is_flag=True,
+              help="Instead: fine-tune the cross-encoder on this collection's own abstracts (questions made "
+                   "from them), into <data dir>/cross-encoder, which answering here then reads with. "
+                   "Needs the train extra (scripts/setup train); a rerun resumes.")
+@click.option("--steps", type=click.IntRange(1), default=1300, show_default=True,
+              help="--cross-encoder: training steps.")
+@click.option("--minutes", type=click.FloatRange(0.1), default=25.0, show_default=True,
+              help="--cross-encoder: stop training after this long (a rerun goes on).")
+@click.option("--llm-minutes", type=click.FloatRange(0), default=0.0, show_default=True,
+              help="--cross-encoder: first let the local model write paraphrase questions for this long.")
 @click.pass_obj
 def train_reader(settings: Settings, datasets: tuple[Path, ...], out: Path | None,
-                 max_false_abstentions: float, choose_on: str) -> None:
+                 max_false_abstentions: float, choose_on: str, cross_encoder: bool, steps: int,
+                 minutes: float, llm_minutes: float) -> None:
     """Fit the reader (which sentences answer; whether the abstracts answer) on labelled questions;
-    prints the out-of-fold figures for dev alone, generated alone and pooled."""
+    prints the out-of-fold figures for dev alone, generated alone and pooled. With --cross-encoder,
+    fine-tune the cross-encoder on the collection's own abstracts instead."""
+    if cross_encoder:
+        if datasets or out:
+            raise InputError("--dataset and --out are for the fitted reader; --cross-encoder trains on the "
+                             "collection's own abstracts and writes into its data directory. Use one or the other.")
+        from cli.train import finetune_collection
+
+        finetune_collection(settings, steps=steps, minutes=minutes, llm_minutes=llm_minutes)
+        return
     from eval.dataset import SPLITS, load, refuse_test
     from eval.train_reader import GENERATED, train
     from rag.answer.features import FEATURES

@@ -20,6 +20,7 @@ from typing import Any
 
 from eval.report import HEADLINE, words_cell
 from rag.settings import PROJECT_ROOT, Settings
+from rag.stages.read import cross_encoder_folder
 
 LEDGER = PROJECT_ROOT / "eval" / "ledger.jsonl"
 DOC = PROJECT_ROOT / "docs" / "evaluation.md"
@@ -49,6 +50,8 @@ def answer_overrides(settings: Settings) -> dict[str, Any]:
     with any is an ablation, not what ships."""
     shipped = type(settings.answer)().model_dump(mode="json")
     used = settings.answer.model_dump(mode="json")
+    own = cross_encoder_folder(settings.answer, settings.data_dir)  # a collection's own model counts too
+    used["cross_encoder_dir"] = str(own) if own is not None else None
     return {key: value for key, value in used.items() if shipped.get(key) != value}
 
 

@@ -19,7 +19,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +123,7 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
           seed: int = 13, lr: float = 4e-5, max_pairs: int = 24, save_every: int = 50, threads: int = 2,
           train_layers: int = 3, init_from: Path | None = None, command: str = "python -m eval.train_cross_encoder",
           pools: Path | None = None, kind_share: dict[str, float] | None = None,
-          log=print) -> dict[str, Any]:  # type: ignore[no-untyped-def,assignment]
+          log=print, on_step: Callable[[int], None] | None = None) -> dict[str, Any]:  # type: ignore[no-untyped-def,assignment]
     import torch
 
     from eval.training.model import BASE, export_onnx
@@ -148,6 +148,8 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
     while step < steps and time.monotonic() - started < minutes * 60:
         loss = _step(net, optimiser, tokenizer, next(stream), lr * min(1.0, (step + 1) / 30) * (1 - step / steps))
         step += 1
+        if on_step is not None:
+            on_step(step)
         running = 0.9 * running + 0.1 * loss if step > 1 else loss
         if step % 10 == 0 or step == steps:
             log(f"step {step}/{steps}  loss {running:.3f}  {time.monotonic() - started:.0f} s")

@@ -69,7 +69,7 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     if not isinstance(library.embedder, CachedEmbedder):
         library = replace(library, embedder=CachedEmbedder(library.embedder))
     scorer = AlignedSupportScorer(library, settings.support)
-    reader = build_reader(library, settings.answer, reader_model)
+    reader = build_reader(library, settings.answer, reader_model, settings.data_dir)
     offline = OfflineComposer(settings.answer, reader.model)
     common = {"settings": settings, "library": library, "reader": reader, "scorer": scorer,
               "methods": method_index(library)}

@@ -93,8 +93,10 @@ class Builder:
                 "labels": [1] * len(gold) + [0] * (len(ids) - len(gold)), **extra}
 
 
-def from_templates(b: Builder) -> Iterator[dict | None]:
-    for paper in b.papers:
+def from_templates(b: Builder, papers: Sequence[Paper] | None = None) -> Iterator[dict | None]:
+    """Template groups for ``papers`` (default: all of the builder's), their negatives drawn from
+    the builder's whole collection."""
+    for paper in b.papers if papers is None else papers:
         mine = b.sentences[paper.id]
         for q, s in templates.describe(paper, mine):
             yield b.rank("describe", q, [s])

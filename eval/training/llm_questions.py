@@ -19,7 +19,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from eval.dataset import DATASETS
@@ -27,6 +27,7 @@ from eval.training.corpus import Guard, Sentence, bundled_papers, sentences_of
 from rag.text.lexicon import GENERIC_TERMS, content_terms, stem, tokens
 from rag.text.names import names
 from rag.text.numbers import number_spans
+from rag.types import Paper
 
 OUT = DATASETS.parent / "training" / "llm_questions.jsonl"
 SYSTEM = ("You write quiz questions about sentences from research abstracts. Given a sentence, "
@@ -81,13 +82,14 @@ def _ngrams(words: list[str], n: int) -> Iterator[tuple[str, ...]]:
     return (tuple(words[i:i + n]) for i in range(len(words) - n + 1))
 
 
-def targets(seed: int = 5) -> list[tuple[Sentence, str | None]]:
+def targets(seed: int = 5, papers: Sequence[Paper] | None = None) -> list[tuple[Sentence, str | None]]:
     """Sentences worth a question, informative ones first (a figure, a name, a claim), in a
-    fixed shuffled order; sentences holding a test question's key fact are never targets."""
+    fixed shuffled order; sentences holding a test question's key fact are never targets.
+    ``papers``: a collection's own (default: the bundled abstracts)."""
     guard = Guard.test_split()
     rich: list[tuple[Sentence, str | None]] = []
     plain: list[tuple[Sentence, str | None]] = []
-    for paper in bundled_papers():
+    for paper in bundled_papers() if papers is None else papers:
         for s in sentences_of(paper):
             if guard.sentence_blocked(s.paper, s.text) or len(s.text.split()) > 60:
                 continue
@@ -121,10 +123,18 @@ def done_keys(path: Path) -> set[str]:
     return {json.loads(line)["key"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
-def generate(out: Path, minutes: float, limit: int | None, threads: int) -> dict[str, int]:
+Asker = Callable[[Sentence, "str | None"], str]
+
+
+def generate(out: Path, minutes: float, limit: int | None, threads: int,
+             papers: Sequence[Paper] | None = None, asker: Asker | None = None) -> dict[str, int]:
+    """Questions for ``papers``' sentences (default: the bundled abstracts), appended to ``out``;
+    ``asker`` replaces the local model (tests)."""
     done = done_keys(out)
-    todo = [(s, m) for s, m in targets() if s.key not in done][:limit]
-    llm = load_model(threads)
+    todo = [(s, m) for s, m in targets(papers=papers) if s.key not in done][:limit]
+    if asker is None:
+        llm = load_model(threads)
+        asker = lambda sentence, method: ask(llm, sentence, method)  # noqa: E731
     guard = Guard.test_split()
     deadline = time.monotonic() + minutes * 60
     counts = {"written": 0, "kept": 0}
@@ -134,7 +144,7 @@ def generate(out: Path, minutes: float, limit: int | None, threads: int) -> dict
             if time.monotonic() > deadline:
                 break
             started = time.monotonic()
-            question = ask(llm, sentence, method)
+            question = asker(sentence, method)
             reason = verdict(question, sentence.text, method)
             if reason == "ok" and guard.question_overlaps(question):
                 reason = "overlaps a test question"

@@ -32,6 +32,7 @@ HEADS = ("answers", "answerable", "yes", "qualifies")
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 MAX_LENGTH = 160  # tokens of question + text; longer texts are cut at the end
 BATCH = 16
+COLLECTION_FOLDER = "cross-encoder"  # a collection's own model in its data dir (rag train-reader --cross-encoder)
 
 
 def pair_tokenizer(max_length: int = MAX_LENGTH):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from rag.answer.cross_encoder import MANIFEST_FILE, MODEL_FILE, CrossEncoder
+from rag.answer.cross_encoder import COLLECTION_FOLDER, MANIFEST_FILE, MODEL_FILE, CrossEncoder
 from rag.answer.evidence import Reading
 from rag.answer.intent import Intent
 from rag.answer.model import ReaderModel
@@ -21,9 +21,21 @@ from rag.settings import AnswerSettings
 from rag.types import Evidence
 
 
-def build_reader(library: Library, settings: AnswerSettings, model: ReaderModel | None = None) -> FittedReader:
+def build_reader(library: Library, settings: AnswerSettings, model: ReaderModel | None = None,
+                 data_dir: Path | None = None) -> FittedReader:
+    folder = cross_encoder_folder(settings, data_dir)
     return FittedReader(library.embedder, settings, TermStats(library.catalog), model or load_model(),
-                        shipped_reranker(settings.cross_encoder_dir) if settings.cross_encoder else None)
+                        shipped_reranker(folder) if settings.cross_encoder else None)
+
+
+def cross_encoder_folder(settings: AnswerSettings, data_dir: Path | None) -> Path | None:
+    """Which cross-encoder reads: the folder ``answer.cross_encoder_dir`` names; else the
+    collection's own (``<data dir>/cross-encoder``, written by ``rag train-reader --cross-encoder``)
+    when there is one; else None, the shipped model."""
+    if settings.cross_encoder_dir is not None:
+        return settings.cross_encoder_dir
+    own = data_dir / COLLECTION_FOLDER if data_dir is not None else None
+    return own if own is not None and (own / MANIFEST_FILE.name).is_file() else None
 
 
 @cache
