@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -91,7 +91,7 @@ def library_groups(papers: Sequence[Paper], vectors: np.ndarray, llm_file: Path 
     return LibraryGroups(train, measured, frozenset(held), len(papers))
 
 
-def _usable(g: dict | None) -> bool:
+def _usable(g: dict | None) -> TypeGuard[dict]:
     return bool(g and g["texts"] and len(g["texts"]) == len(g["labels"]))
 
 
