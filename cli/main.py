@@ -442,10 +442,12 @@ def feedback_export(settings: Settings, out: Path) -> None:
               help="--cross-encoder: stop training after this long (a rerun goes on).")
 @click.option("--llm-minutes", type=click.FloatRange(0), default=0.0, show_default=True,
               help="--cross-encoder: first let the local model write paraphrase questions for this long.")
+@click.option("--keep", is_flag=True, help="--cross-encoder: install the new model even where the shipped one "
+                                           "does better on the held-out papers.")
 @click.pass_obj
 def train_reader(settings: Settings, datasets: tuple[Path, ...], out: Path | None,
                  max_false_abstentions: float, choose_on: str, cross_encoder: bool, steps: int,
-                 minutes: float, llm_minutes: float) -> None:
+                 minutes: float, llm_minutes: float, keep: bool) -> None:
     """Fit the reader (which sentences answer; whether the abstracts answer) on labelled questions;
     prints the out-of-fold figures for dev alone, generated alone and pooled. With --cross-encoder,
     fine-tune the cross-encoder on the collection's own abstracts instead."""
@@ -455,7 +457,7 @@ def train_reader(settings: Settings, datasets: tuple[Path, ...], out: Path | Non
                              "collection's own abstracts and writes into its data directory. Use one or the other.")
         from cli.train import finetune_collection
 
-        finetune_collection(settings, steps=steps, minutes=minutes, llm_minutes=llm_minutes)
+        finetune_collection(settings, steps=steps, minutes=minutes, llm_minutes=llm_minutes, keep=keep)
         return
     from eval.dataset import SPLITS, load, refuse_test
     from eval.train_reader import GENERATED, train

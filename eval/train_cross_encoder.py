@@ -28,6 +28,7 @@ from eval.training.build import OUT as PAIRS
 from eval.training.corpus import Guard
 from eval.training.pools import OUT as POOLS
 from rag.answer.cross_encoder import HEADS, INPUTS, MANIFEST_FILE, MAX_LENGTH, MODEL_FILE, pair_tokenizer, sha256_of
+from rag.errors import RagError
 from rag.settings import PROJECT_ROOT
 
 CAPS = {"answers": 8, "absent": 4, "yes": 1, "qualifies": 4}  # texts kept per group, by head
@@ -123,7 +124,8 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
           seed: int = 13, lr: float = 4e-5, max_pairs: int = 24, save_every: int = 50, threads: int = 2,
           train_layers: int = 3, init_from: Path | None = None, command: str = "python -m eval.train_cross_encoder",
           pools: Path | None = None, kind_share: dict[str, float] | None = None,
-          log=print, on_step: Callable[[int], None] | None = None) -> dict[str, Any]:  # type: ignore[no-untyped-def,assignment]
+          log=print, on_step: Callable[[int], None] | None = None, cap_each_run: bool = False,
+          should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:  # type: ignore[no-untyped-def,assignment]
     import torch
 
     from eval.training.model import BASE, export_onnx
@@ -144,8 +146,14 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
     tokenizer = pair_tokenizer()
     net.train()
     started, running = time.monotonic() - spent, 0.0
+    # the cap counts every run of this state together, or (``cap_each_run``) this run alone
+    deadline = (time.monotonic() if cap_each_run else started) + minutes * 60
     step = done
-    while step < steps and time.monotonic() - started < minutes * 60:
+    while step < steps and time.monotonic() < deadline:
+        if should_stop is not None and should_stop():
+            _save(state, settings, net, optimiser, step, time.monotonic() - started)
+            raise Stopped(f"stopped at step {step} of {steps}; the checkpoint in {state} is kept: run the same "
+                          "command again to go on from there.")
         loss = _step(net, optimiser, tokenizer, next(stream), lr * min(1.0, (step + 1) / 30) * (1 - step / steps))
         step += 1
         if on_step is not None:
@@ -169,6 +177,10 @@ def train(pairs: Path, state: Path, out: Path, *, steps: int, minutes: float,
                "command": command}
     write_manifest(out / MANIFEST_FILE.name, model, trained)
     return trained
+
+
+class Stopped(RagError):
+    """Training was asked to stop (Ctrl-C); its checkpoint is saved."""
 
 
 def _model(train_layers: int, init_from: Path | None, lr: float):  # type: ignore[no-untyped-def]

@@ -10,10 +10,14 @@
    figures, for the shipped model and the new one on the same groups.
 3. **Fine-tuning** from the shipped MiniLM weights on the shipped recipe's data
    (eval/training/pairs.jsonl and pools.jsonl) plus the collection's groups, by
-   eval.train_cross_encoder.train: a checkpoint every 50 steps in ``<data dir>/cross-encoder-train``
-   that a rerun resumes, and a time cap. The ONNX int8 export and its manifest go to
-   ``<data dir>/cross-encoder``; answering in that collection reads with it from then on
+   eval.train_cross_encoder.train: a checkpoint every 50 steps in ``<data dir>/cross-encoder-tuning``
+   that a rerun resumes, and a time cap; the ONNX int8 export and its manifest go beside it.
+   When the new model puts the held-out papers' answering sentence first at least as often as
+   the shipped one (or when asked to keep it), it is installed in ``<data dir>/cross-encoder``
+   and answering in that collection reads with it from then on
    (rag.stages.read.cross_encoder_folder) unless RAG_ANSWER__CROSS_ENCODER_DIR names another.
+   On the bundled corpus the shipped model was trained on every paper, held-out ones included,
+   so there its figure is in sample and a new model is rarely installed.
 4. **Reordering** (how many of the reader's best sentences, at what weight) is carried over from
    the shipped model's manifest and marked so: it was fitted on dev, and a collection of one's own
    has no labelled questions to fit it on.
@@ -25,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -42,7 +47,7 @@ from rag.answer.rerank import PairScorer
 from rag.errors import InputError
 from rag.types import Paper
 
-STATE_FOLDER = "cross-encoder-train"
+STATE_FOLDER = "cross-encoder-tuning"  # not eval.train_cross_encoder's default state, which is the demo's
 HELD_OUT = 0.2  # share of papers whose groups are only measured on
 MAX_HELD_GROUPS = 600  # held-out groups scored (a fixed sample beyond it)
 RANKING = ("answers", "absent", "yes")  # heads whose groups are about one paper (papers[0])
@@ -151,12 +156,14 @@ def _share(hits: Sequence[bool]) -> dict[str, Any]:
 
 def finetune(papers: Sequence[Paper], vectors: np.ndarray, data_dir: Path, *, collection: str,
              steps: int = 1300, minutes: float = 25.0, threads: int = 2, llm_file: Path | None = None,
-             pools: Path | None = POOLS, log: Callable[[str], None] = print,
-             on_step: Callable[[int], None] | None = None, command: str = "rag train-reader --cross-encoder",
-             ) -> dict[str, Any]:
+             pools: Path | None = POOLS, keep: bool = False, log: Callable[[str], None] = print,
+             on_step: Callable[[int], None] | None = None, should_stop: Callable[[], bool] | None = None,
+             command: str = "rag train-reader --cross-encoder") -> dict[str, Any]:
     """Build the collection's groups, fine-tune (resuming a stopped run), export to
-    ``<data_dir>/cross-encoder`` and measure the held-out groups with the shipped model and the
-    new one. Returns what the manifest's ``library`` entry holds."""
+    ``<state>/model`` and measure the held-out groups with the shipped model and the new one. The
+    new one is installed in ``<data_dir>/cross-encoder`` (where answering looks) when it puts the
+    answering sentence first at least as often as the shipped one, or with ``keep``. Returns what
+    the manifest's ``library`` entry holds."""
     from eval.train_cross_encoder import train
     from rag.answer.cross_encoder import CrossEncoder
 
@@ -164,16 +171,19 @@ def finetune(papers: Sequence[Paper], vectors: np.ndarray, data_dir: Path, *, co
     groups = library_groups(papers, vectors, llm_file)
     log(f"{len(groups.train)} training groups from {groups.papers - len(groups.held_papers)} papers; "
         f"{len(groups.held)} held-out groups from {len(groups.held_papers)} papers")
-    state, out = data_dir / STATE_FOLDER, data_dir / COLLECTION_FOLDER
+    state = data_dir / STATE_FOLDER
+    out = state / "model"
     pairs = training_file(groups, state / "pairs.jsonl")
     trained = train(pairs, state, out, steps=steps, minutes=minutes, threads=threads, command=command,
-                    pools=pools if pools is not None and pools.is_file() else None, log=log, on_step=on_step)
+                    pools=pools if pools is not None and pools.is_file() else None, log=log, on_step=on_step,
+                    cap_each_run=True, should_stop=should_stop)
     tuned = CrossEncoder(out / MODEL_FILE.name, out / MANIFEST_FILE.name, threads=threads)
     shipped = CrossEncoder(threads=threads)
-    library = {"collection": collection, **groups.counts(),
-               "held_out_figures": {"shipped": figures(shipped, groups.held), "tuned": figures(tuned, groups.held)},
+    measured = {"shipped": figures(shipped, groups.held), "tuned": figures(tuned, groups.held)}
+    better = _first(measured["tuned"]) >= _first(measured["shipped"])
+    library = {"collection": collection, **groups.counts(), "held_out_figures": measured,
                "llm_questions": str(llm_file) if llm_file is not None and llm_file.is_file() else None,
-               "seconds": round(time.monotonic() - started)}
+               "installed": better or keep, "model": str(out), "seconds": round(time.monotonic() - started)}
     manifest = json.loads((out / MANIFEST_FILE.name).read_text(encoding="utf-8"))
     if shipped.manifest.rerank:
         fitted = shipped.manifest.rerank
@@ -183,4 +193,27 @@ def finetune(papers: Sequence[Paper], vectors: np.ndarray, data_dir: Path, *, co
     manifest["trained"] = trained
     manifest["library"] = library
     (out / MANIFEST_FILE.name).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    if library["installed"]:
+        install(out, data_dir / COLLECTION_FOLDER)
     return library
+
+
+def _first(found: dict[str, Any]) -> float:
+    value = found["answering_sentence_first"]["value"]
+    return -1.0 if value is None else float(value)
+
+
+def install(model: Path, target: Path) -> None:
+    """Copy the model folder to ``target`` whole: beside it first, then renamed over it, so a
+    reader never finds half a model."""
+    fresh = target.with_name(target.name + ".new")
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir(parents=True)
+    for name in (MODEL_FILE.name, MANIFEST_FILE.name):
+        shutil.copy2(model / name, fresh / name)
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    fresh.rename(target)
+    shutil.rmtree(old, ignore_errors=True)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from eval.train_cross_encoder import train
+from eval.train_cross_encoder import Stopped, train
 from rag.answer.cross_encoder import HEADS, CrossEncoder
 
 SENTENCES = ["We propose Quillformer, a sparse attention layer that skips distant tokens.",
@@ -50,3 +50,18 @@ def test_training_exports_a_model_the_loader_accepts_and_resumes_from_its_checkp
     other = train(pairs, tmp_path / "state", tmp_path / "out", steps=1, minutes=5, threads=1, max_pairs=8,
                   seed=5, log=logged.append)
     assert other["steps"] == 1 and any("starting afresh" in line for line in logged)
+
+
+@pytest.mark.slow
+def test_a_stop_request_saves_the_step_reached_and_a_rerun_goes_on_from_it(tmp_path):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(g) + "\n" for g in GROUPS), encoding="utf-8")
+    done: list[int] = []
+    with pytest.raises(Stopped, match="stopped at step 1 of 3"):
+        train(pairs, tmp_path / "state", tmp_path / "out", steps=3, minutes=5, threads=1, max_pairs=8,
+              save_every=50, on_step=done.append, should_stop=lambda: bool(done))
+    assert not (tmp_path / "out").exists()  # nothing exported from a stopped run
+    logged: list[str] = []
+    again = train(pairs, tmp_path / "state", tmp_path / "out", steps=3, minutes=5, threads=1, max_pairs=8,
+                  log=logged.append, cap_each_run=True)
+    assert again["steps"] == 3 and any("resuming at step 1" in line for line in logged)

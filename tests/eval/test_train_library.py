@@ -97,13 +97,15 @@ def test_the_whole_loop_on_an_invented_library(tmp_path):
     env = {"RAG_DATA_DIR": str(settings.data_dir)}
     runner = CliRunner()
 
-    first = runner.invoke(cli, ["train-reader", "--cross-encoder", "--steps", "2", "--minutes", "5"], env=env)
+    first = runner.invoke(cli, ["train-reader", "--cross-encoder", "--steps", "2", "--minutes", "5", "--keep"],
+                          env=env)
     assert first.exit_code == 0, first.output
     assert "held-out papers" in first.output and "answering sentence first" in first.output
+    assert "installed in" in first.output and "TracerWarning" not in first.output
     folder = settings.data_dir / "cross-encoder"
     manifest = json.loads((folder / "cross_encoder.json").read_text())
     library = manifest["library"]
-    assert library["papers"] == len(ABSTRACTS) and library["held_out_papers"] >= 1
+    assert library["papers"] == len(ABSTRACTS) and library["held_out_papers"] >= 1 and library["installed"]
     assert library["held_out_figures"]["tuned"]["answering_sentence_first"]["n"] > 0
     assert manifest["trained"]["steps"] == 2
     shipped = CrossEncoder().manifest.rerank
@@ -121,7 +123,16 @@ def test_the_whole_loop_on_an_invented_library(tmp_path):
     again = runner.invoke(cli, ["train-reader", "--cross-encoder", "--steps", "3", "--minutes", "5"], env=env)
     assert again.exit_code == 0, again.output
     assert "resuming at step 2" in again.output
-    assert json.loads((folder / "cross_encoder.json").read_text())["trained"]["steps"] == 3
+    state = settings.data_dir / "cross-encoder-tuning" / "model" / "cross_encoder.json"
+    newer = json.loads(state.read_text())
+    assert newer["trained"]["steps"] == 3
+    figures_of = newer["library"]["held_out_figures"]
+    wins = (figures_of["tuned"]["answering_sentence_first"]["value"]
+            >= figures_of["shipped"]["answering_sentence_first"]["value"])
+    assert newer["library"]["installed"] == wins  # installed only when it does at least as well
+    assert ("not installed" in again.output) != wins
+    installed = json.loads((folder / "cross_encoder.json").read_text())["sha256"]
+    assert installed == (newer["sha256"] if wins else manifest["sha256"])
 
 
 def test_the_cross_encoder_mode_refuses_the_fitted_readers_options(tmp_path):

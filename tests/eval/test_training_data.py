@@ -3,6 +3,8 @@ filter on the local model's questions, and the template pairs, on invented sente
 
 from __future__ import annotations
 
+import json
+
 from eval.dataset import Fact, Question
 from eval.training import templates
 from eval.training.corpus import Guard, Sentence
@@ -52,3 +54,25 @@ def test_a_sibling_entity_question_asks_about_what_the_abstract_never_names():
     paper = Paper(id="900-0001", abstract="x", text="We propose Quillformer, a sparse layer.", method="Quillformer")
     swapped = templates.sibling_entity("What does Quillformer do?", paper, ["Quillformer", "Brambleset"])
     assert swapped == "What does Brambleset do?"
+
+
+def test_the_local_model_writes_for_a_collections_own_sentences_and_a_rerun_goes_on(tmp_path):
+    from eval.training.llm_questions import generate
+    from rag.types import Paper
+
+    text = ("We propose Velmo, a learned codec for sonar archives. Velmo stores an hour of recordings in 33 MB "
+            "on the survey ships. Decoding runs in real time on a laptop.")
+    papers = [Paper(id="mine-1", abstract=text, text=text, method="Velmo")]
+    asked: list[str] = []
+
+    def asker(sentence: Sentence, method: str | None) -> str:
+        asked.append(sentence.text)
+        return "How compactly does the sonar codec keep sixty minutes of audio?"
+
+    out = tmp_path / "llm.jsonl"
+    first = generate(out, minutes=5, limit=2, threads=1, papers=papers, asker=asker)
+    assert first["written"] == 2 and all(s in text for s in asked)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["paper"] for r in rows} == {"mine-1"} and all("kept" in r and "reason" in r for r in rows)
+    again = generate(out, minutes=5, limit=None, threads=1, papers=papers, asker=asker)
+    assert again["written"] == 1 and len(set(asked)) == 3  # the third sentence only: the first two were done
