@@ -1,0 +1,91 @@
+"""Would the cross-encoder's ``qualifies`` head help the paper model of list answers? Dev, out of fold.
+
+The paper model (rag.answer.qualifies) decides which retrieved papers a list names, from seven
+features fitted by ``rag train-reader``. Here each list question's papers also get the
+cross-encoder's ``qualifies`` score of (question, abstract), and its gap to the best paper's,
+from a model that never saw the question: a dev question is scored by the fold model trained
+without its fold (``python -m eval.train_cross_encoder --folds N --hold-out-fold K --out DIR``), a
+generated one by the first. The paper model is then fitted out of fold exactly as
+``eval.train_lists.fit_qualifies`` does (threshold for the best F1 on its own out-of-fold
+predictions of dev's list questions), with the seven features, with the two cross-encoder
+features alone, and with all nine, over several fold seeds.
+
+    .venv/bin/python benchmarks/list_qualifies_head.py --fold-models DIR0 DIR1 [--data-dir .rag-data]"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+from common import indexed_settings
+
+from eval.dataset import SPLITS, load, refuse_test
+from eval.logistic import FOLDS, fit_logistic
+from eval.train_cross_encoder import dev_folds
+from eval.train_lists import list_f1, lists, paper_data
+from eval.train_reader import GENERATED, collect, out_of_fold, source_of
+from rag.answer.cross_encoder import HEADS, MANIFEST_FILE, MODEL_FILE, CrossEncoder
+from rag.answer.features import FEATURES
+from rag.answer.model import ReaderModel
+from rag.answer.qualifies import PAPER
+from rag.answer.reader import EVIDENCE
+from rag.engine import build_engine
+
+CROSS = ("cross", "cross_gap")
+SEEDS = (5, 6, 7, 8)
+
+
+def oof(examples, data, chosen, columns, names, seed):  # type: ignore[no-untyped-def]
+    folds = np.random.default_rng(seed).permutation(len(chosen)) % FOLDS
+    held: dict[int, np.ndarray] = {}
+    for fold in range(FOLDS):
+        train = [i for i, f in zip(chosen, folds, strict=True) if f != fold]
+        model = fit_logistic(np.vstack([data[i][1][:, columns] for i in train]),
+                             np.concatenate([data[i][2] for i in train]), names, 0.3)
+        held |= {i: model.probability(data[i][1][:, columns]) for i, f in zip(chosen, folds, strict=True) if f == fold}
+    graded = [(examples[i], data[i][0], held[i]) for i in chosen
+              if examples[i].question.type == "list" and examples[i].source == "dev"]
+    threshold = float(max(np.linspace(0.05, 0.95, 19), key=lambda t: list_f1(graded, t)["f1"]))
+    return list_f1(graded, threshold) | {"threshold": round(threshold, 2), "questions": len(graded)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fold-models", type=Path, nargs="+", required=True)
+    parser.add_argument("--data-dir", type=Path)
+    args = parser.parse_args()
+    loaded = [(q, source_of(p)) for p in (SPLITS["dev"], GENERATED) for q in load(p) if q.type != "metadata"]
+    refuse_test([q for q, _ in loaded], "measured on")
+    with indexed_settings(args.data_dir) as settings:
+        engine = build_engine(settings, reader_model=ReaderModel.blank(FEATURES, EVIDENCE))
+        try:
+            examples = collect(engine, [q for q, _ in loaded], lambda: None, [s for _, s in loaded])
+        finally:
+            engine.close()
+    probs = out_of_fold(examples, 0.3)
+    folds = dev_folds(len(args.fold_models))
+    encoders = [CrossEncoder(d / MODEL_FILE.name, d / MANIFEST_FILE.name, threads=2) for d in args.fold_models]
+    chosen = lists(examples)
+    data = {}
+    for i in chosen:
+        ex = examples[i]
+        ids, rows, y = paper_data(ex, probs[i])
+        text = {c.paper.paper.id: c.paper.paper.text for c in ex.scored.pool}
+        k = next((f for f, held in enumerate(folds) if ex.question.id in held), 0) if ex.source == "dev" else 0
+        cross = encoders[k].logits(ex.question.question, [text[p] for p in ids])[:, HEADS.index("qualifies")]
+        data[i] = (ids, np.column_stack([rows, cross, cross - cross.max()]), y)
+    every = list(range(len(PAPER) + len(CROSS)))
+    arms = {"paper model (7 features)": (every[: len(PAPER)], PAPER),
+            "cross-encoder alone (2)": (every[len(PAPER):], CROSS),
+            "both (9)": (every, PAPER + CROSS)}
+    print(f"{len(chosen)} questions answered as lists fit the model; graded on dev's list questions, out of fold")
+    for name, (columns, names) in arms.items():
+        runs = [oof(examples, data, chosen, columns, names, seed) for seed in SEEDS]
+        mean = {k: round(float(np.mean([r[k] for r in runs])), 3) for k in ("precision", "recall", "f1")}
+        print(f"{name:<28} F1 {mean['f1']:.3f} (seeds {[r['f1'] for r in runs]})  recall {mean['recall']:.3f}  "
+              f"precision {mean['precision']:.3f}  over {runs[0]['questions']} questions")
+
+
+if __name__ == "__main__":
+    main()
