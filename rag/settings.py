@@ -128,7 +128,9 @@ class AnswerSettings(Group):
     cross_encoder_dir: Path | None = Field(None, description="a folder holding another cross-encoder "
                                            "(cross_encoder.onnx and its cross_encoder.json, as "
                                            "`python -m eval.train_cross_encoder --out` writes them) "
-                                           "instead of the shipped one")
+                                           "instead of the shipped one; unset, a collection's own "
+                                           "(<data dir>/cross-encoder, installed by `rag train-reader "
+                                           "--cross-encoder`) when it has one")
 
 
 class SupportSettings(Group):
