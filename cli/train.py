@@ -64,6 +64,10 @@ def finetune_collection(settings: Settings, *, steps: int, minutes: float, llm_m
     if found["installed"]:
         click.echo(f"installed in {settings.data_dir / COLLECTION_FOLDER}: answering in {where} reads with it "
                    "from now on (restart a running service); delete that folder to go back to the shipped model.")
+    elif not found["compared"]:
+        click.echo(f"not installed: no held-out question has an answering sentence to compare the two models on, "
+                   f"so answering in {where} keeps the model it reads with now. The new model is in "
+                   f"{found['model']}; rerun with --keep to install it anyway.")
     else:
         click.echo(f"not installed: the shipped model puts the answering sentence first more often on these "
                    f"held-out papers, so answering in {where} keeps the model it reads with now. "

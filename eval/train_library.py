@@ -169,6 +169,11 @@ def finetune(papers: Sequence[Paper], vectors: np.ndarray, data_dir: Path, *, co
 
     started = time.monotonic()
     groups = library_groups(papers, vectors, llm_file)
+    if not groups.train:
+        raise InputError(f"no training question could be made from the {groups.papers} abstracts of collection "
+                         f"{collection!r}: the templates read English abstracts (\"we propose X\", a figure beside "
+                         "a measure word, \"A rather than B\"). Answering keeps the shipped model; the local model "
+                         "(--llm-minutes 30, with the local-llm extra) may write questions where the templates cannot.")
     log(f"{len(groups.train)} training groups from {groups.papers - len(groups.held_papers)} papers; "
         f"{len(groups.held)} held-out groups from {len(groups.held_papers)} papers")
     state = data_dir / STATE_FOLDER
@@ -180,10 +185,11 @@ def finetune(papers: Sequence[Paper], vectors: np.ndarray, data_dir: Path, *, co
     tuned = CrossEncoder(out / MODEL_FILE.name, out / MANIFEST_FILE.name, threads=threads)
     shipped = CrossEncoder(threads=threads)
     measured = {"shipped": figures(shipped, groups.held), "tuned": figures(tuned, groups.held)}
-    better = _first(measured["tuned"]) >= _first(measured["shipped"])
+    compared, better = decide(measured)
     library = {"collection": collection, **groups.counts(), "held_out_figures": measured,
                "llm_questions": str(llm_file) if llm_file is not None and llm_file.is_file() else None,
-               "installed": better or keep, "model": str(out), "seconds": round(time.monotonic() - started)}
+               "compared": compared, "installed": better or keep, "model": str(out),
+               "seconds": round(time.monotonic() - started)}
     manifest = json.loads((out / MANIFEST_FILE.name).read_text(encoding="utf-8"))
     if shipped.manifest.rerank:
         fitted = shipped.manifest.rerank
@@ -196,6 +202,13 @@ def finetune(papers: Sequence[Paper], vectors: np.ndarray, data_dir: Path, *, co
     if library["installed"]:
         install(out, data_dir / COLLECTION_FOLDER)
     return library
+
+
+def decide(measured: dict[str, dict[str, Any]]) -> tuple[bool, bool]:
+    """(were the two models compared at all, does the new one put the answering sentence first
+    at least as often as the shipped one): a model is installed on evidence, never on none."""
+    compared = measured["tuned"]["answering_sentence_first"]["n"] > 0
+    return compared, compared and _first(measured["tuned"]) >= _first(measured["shipped"])
 
 
 def _first(found: dict[str, Any]) -> float:

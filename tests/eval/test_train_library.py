@@ -13,9 +13,10 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from eval.ledger import answer_overrides
-from eval.train_library import figures, held_out, library_groups
+from eval.train_library import decide, figures, finetune, held_out, library_groups
 from rag.answer.cross_encoder import HEADS, CrossEncoder
 from rag.engine import build_engine
+from rag.errors import InputError
 from rag.settings import Settings
 from rag.types import Paper
 from tests.support import index_papers
@@ -62,6 +63,28 @@ def test_held_out_papers_give_the_measured_groups_and_never_a_training_target():
 def test_a_collection_of_one_paper_is_refused_with_what_to_do():
     with pytest.raises(Exception, match="at least 2"):
         library_groups(invented_papers()[:1], np.ones((1, 4), dtype=np.float32))
+
+
+def test_a_collection_the_templates_cannot_read_is_refused_before_any_training(tmp_path):
+    texts = ["我们提出了一种新的稀疏注意力方法，在长文档上将内存减少了百分之四十一。",
+             "Мы предлагаем новый кодек для архивов сонара. Он сжимает час записи до 33 МБ.",
+             "نقترح نموذجًا جديدًا للتعرف على الكلام في المصانع الصاخبة. يخفض معدل الخطأ بنسبة 21٪."]
+    papers = [Paper(id=f"x-{i}", abstract=t, text=t) for i, t in enumerate(texts)]
+    with pytest.raises(InputError, match="no training question could be made.*--llm-minutes"):
+        finetune(papers, np.eye(3, dtype=np.float32), tmp_path, collection="mine")
+    assert not (tmp_path / "cross-encoder").exists() and not (tmp_path / "cross-encoder-tuning").exists()
+
+
+def _measured(shipped: float | None, tuned: float | None, n: int) -> dict:
+    return {name: {"answering_sentence_first": {"value": value, "n": n}}
+            for name, value in (("shipped", shipped), ("tuned", tuned))}
+
+
+def test_a_new_model_is_installed_on_evidence_only():
+    assert decide(_measured(0.70, 0.74, 40)) == (True, True)
+    assert decide(_measured(0.70, 0.70, 40)) == (True, True)
+    assert decide(_measured(0.74, 0.70, 40)) == (True, False)
+    assert decide(_measured(None, None, 0)) == (False, False)  # nothing held out to compare on
 
 
 class Oracle:
