@@ -112,7 +112,7 @@ def training_file(groups: LibraryGroups, path: Path, recipe: Path = PAIRS) -> Pa
 
 
 def local_questions(papers: Sequence[Paper], state: Path, minutes: float, threads: int,
-                    log: Callable[[str], None] = print) -> Path | None:
+                    log: Callable[[str], None] = print, model: str = "qwen") -> Path | None:
     """The local model's paraphrase questions for the collection's sentences, appended to
     ``state/llm_questions.jsonl`` for at most ``minutes`` (a rerun goes on where it stopped);
     None when the local model cannot run here (the ``local-llm`` extra is not installed)."""
@@ -126,7 +126,7 @@ def local_questions(papers: Sequence[Paper], state: Path, minutes: float, thread
         return None
     path = state / "llm_questions.jsonl"
     state.mkdir(parents=True, exist_ok=True)
-    counts = generate(path, minutes, None, threads, papers=papers)
+    counts = generate(path, minutes, None, threads, papers=papers, model=model)
     log(f"the local model wrote {counts['written']} questions ({counts['kept']} kept) into {path}")
     return path
 

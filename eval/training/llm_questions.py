@@ -100,13 +100,13 @@ def targets(seed: int = 5, papers: Sequence[Paper] | None = None) -> list[tuple[
     return rich + plain
 
 
-def load_model(threads: int, n_ctx: int = 1024):  # type: ignore[no-untyped-def]
+def load_model(threads: int, n_ctx: int = 1024, name: str = "qwen"):  # type: ignore[no-untyped-def]
     from llama_cpp import Llama
 
     from rag.llm.local import local_model
     from rag.settings import Settings
 
-    model = local_model("qwen", Settings().data_dir / "models")
+    model = local_model(name, Settings().data_dir / "models")
     return Llama(model_path=str(model.path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
                  verbose=False)
 
@@ -127,13 +127,14 @@ Asker = Callable[[Sentence, "str | None"], str]
 
 
 def generate(out: Path, minutes: float, limit: int | None, threads: int,
-             papers: Sequence[Paper] | None = None, asker: Asker | None = None) -> dict[str, int]:
+             papers: Sequence[Paper] | None = None, asker: Asker | None = None,
+             model: str = "qwen") -> dict[str, int]:
     """Questions for ``papers``' sentences (default: the bundled abstracts), appended to ``out``;
-    ``asker`` replaces the local model (tests)."""
+    ``asker`` replaces the local model, ``model`` names another (tests: smollm2)."""
     done = done_keys(out)
     todo = [(s, m) for s, m in targets(papers=papers) if s.key not in done][:limit]
     if asker is None:
-        llm = load_model(threads)
+        llm = load_model(threads, name=model)
         asker = lambda sentence, method: ask(llm, sentence, method)  # noqa: E731
     guard = Guard.test_split()
     deadline = time.monotonic() + minutes * 60

