@@ -4,11 +4,11 @@ The paper model (rag.answer.qualifies) decides which retrieved papers a list nam
 features fitted by ``rag train-reader``. Here each list question's papers also get the
 cross-encoder's ``qualifies`` score of (question, abstract), and its gap to the best paper's,
 from a model that never saw the question: a dev question is scored by the fold model trained
-without its fold (``python -m eval.train_cross_encoder --folds N --hold-out-fold K --out DIR``), a
-generated one by the first. The paper model is then fitted out of fold exactly as
-``eval.train_lists.fit_qualifies`` does (threshold for the best F1 on its own out-of-fold
-predictions of dev's list questions), with the seven features, with the two cross-encoder
-features alone, and with all nine, over several fold seeds.
+without its fold (``python -m eval.train_cross_encoder --folds N --hold-out-fold K --out DIR``),
+a generated one by the first. The paper model is then fitted out of fold by the same
+``eval.train_lists.paper_out_of_fold`` that ``rag train-reader`` uses (threshold for the best F1
+on its own out-of-fold predictions of dev's list questions), with the seven features, with the
+two cross-encoder features alone, and with all nine, over several fold seeds.
 
     .venv/bin/python benchmarks/list_qualifies_head.py --fold-models DIR0 DIR1 [--data-dir .rag-data]"""
 
@@ -21,9 +21,8 @@ import numpy as np
 from common import indexed_settings
 
 from eval.dataset import SPLITS, load, refuse_test
-from eval.logistic import FOLDS, fit_logistic
 from eval.train_cross_encoder import dev_folds
-from eval.train_lists import list_f1, lists, paper_data
+from eval.train_lists import lists, paper_data, paper_out_of_fold
 from eval.train_reader import GENERATED, collect, out_of_fold, source_of
 from rag.answer.cross_encoder import HEADS, MANIFEST_FILE, MODEL_FILE, CrossEncoder
 from rag.answer.features import FEATURES
@@ -34,20 +33,6 @@ from rag.engine import build_engine
 
 CROSS = ("cross", "cross_gap")
 SEEDS = (5, 6, 7, 8)
-
-
-def oof(examples, data, chosen, columns, names, seed):  # type: ignore[no-untyped-def]
-    folds = np.random.default_rng(seed).permutation(len(chosen)) % FOLDS
-    held: dict[int, np.ndarray] = {}
-    for fold in range(FOLDS):
-        train = [i for i, f in zip(chosen, folds, strict=True) if f != fold]
-        model = fit_logistic(np.vstack([data[i][1][:, columns] for i in train]),
-                             np.concatenate([data[i][2] for i in train]), names, 0.3)
-        held |= {i: model.probability(data[i][1][:, columns]) for i, f in zip(chosen, folds, strict=True) if f == fold}
-    graded = [(examples[i], data[i][0], held[i]) for i in chosen
-              if examples[i].question.type == "list" and examples[i].source == "dev"]
-    threshold = float(max(np.linspace(0.05, 0.95, 19), key=lambda t: list_f1(graded, t)["f1"]))
-    return list_f1(graded, threshold) | {"threshold": round(threshold, 2), "questions": len(graded)}
 
 
 def main() -> None:
@@ -81,10 +66,12 @@ def main() -> None:
             "both (9)": (every, PAPER + CROSS)}
     print(f"{len(chosen)} questions answered as lists fit the model; graded on dev's list questions, out of fold")
     for name, (columns, names) in arms.items():
-        runs = [oof(examples, data, chosen, columns, names, seed) for seed in SEEDS]
+        arm = {i: (ids, rows[:, columns], y) for i, (ids, rows, y) in data.items()}
+        found = [paper_out_of_fold(examples, arm, names, 0.3, seed=seed)[1] for seed in SEEDS]
+        runs = [f["out_of_fold"] for f in found]
         mean = {k: round(float(np.mean([r[k] for r in runs])), 3) for k in ("precision", "recall", "f1")}
         print(f"{name:<28} F1 {mean['f1']:.3f} (seeds {[r['f1'] for r in runs]})  recall {mean['recall']:.3f}  "
-              f"precision {mean['precision']:.3f}  over {runs[0]['questions']} questions")
+              f"precision {mean['precision']:.3f}  over {found[0]['list_questions']} questions")
 
 
 if __name__ == "__main__":

@@ -85,11 +85,10 @@ def library_groups(papers: Sequence[Paper], vectors: np.ndarray, llm_file: Path 
         held.discard(min(held))
     keep = [i for i, p in enumerate(papers) if p.id not in held]
     trainer = Builder([papers[i] for i in keep], vectors[keep])
-    asked = (lambda b: from_llm(b, llm_file)) if llm_file is not None else (lambda b: iter(()))
-    train = [g for g in [*from_templates(trainer), *asked(trainer), *topics(trainer)] if _usable(g)]
+    train = [g for g in [*from_templates(trainer), *from_llm(trainer, llm_file), *topics(trainer)] if _usable(g)]
     measurer = Builder(papers, vectors)
     mine = [p for p in papers if p.id in held]
-    measured = [g for g in [*from_templates(measurer, mine), *asked(measurer)]
+    measured = [g for g in [*from_templates(measurer, mine), *from_llm(measurer, llm_file)]
                 if _usable(g) and g["papers"][0] in held and g["head"] in RANKING]
     if len(measured) > MAX_HELD_GROUPS:
         measured = random.Random(3).sample(measured, MAX_HELD_GROUPS)

@@ -4,7 +4,7 @@ threshold for the best F1 of listed papers against gold on its own out-of-fold p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -53,17 +53,27 @@ def fit_qualifies(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarr
     data = {i: paper_data(examples[i], probs[i]) for i in chosen}
     if len({int(y) for i in chosen for y in data[i][2]}) < 2:
         return None, 0.5, {}
-    folds = np.random.default_rng(5).permutation(len(chosen)) % FOLDS
+    threshold, figures = paper_out_of_fold(examples, data, PAPER, c, choose_on)
+    model = fit_logistic(np.vstack([data[i][1] for i in chosen]), np.concatenate([data[i][2] for i in chosen]),
+                         PAPER, c)
+    return model, threshold, {"questions": len(chosen)} | figures
+
+
+def paper_out_of_fold(examples: Sequence[Example], data: Mapping[int, tuple[list[str], np.ndarray, np.ndarray]],
+                      names: Sequence[str], c: float, choose_on: str = "dev",
+                      seed: int = 5) -> tuple[float, dict[str, Any]]:
+    """Paper models fitted on the other folds (by question) of ``data`` (question index -> ids,
+    rows over ``names``, labels), each predicting its own fold; the threshold with the best F1 of
+    listed papers on those predictions of dev's list questions, and the F1 there."""
+    chosen = list(data)
+    folds = np.random.default_rng(seed).permutation(len(chosen)) % FOLDS
     held_out: dict[int, np.ndarray] = {}
     for fold in range(FOLDS):
         train = [i for i, f in zip(chosen, folds, strict=True) if f != fold]
         model = fit_logistic(np.vstack([data[i][1] for i in train]), np.concatenate([data[i][2] for i in train]),
-                             PAPER, c)
+                             names, c)
         held_out |= {i: model.probability(data[i][1]) for i, f in zip(chosen, folds, strict=True) if f == fold}
     graded = [(examples[i], data[i][0], held_out[i]) for i in chosen
               if examples[i].question.type == "list" and (choose_on == "pooled" or examples[i].source == "dev")]
     threshold = float(max(np.linspace(0.05, 0.95, 19), key=lambda t: list_f1(graded, t)["f1"])) if graded else 0.5
-    model = fit_logistic(np.vstack([data[i][1] for i in chosen]), np.concatenate([data[i][2] for i in chosen]),
-                         PAPER, c)
-    return model, threshold, {"questions": len(chosen), "list_questions": len(graded),
-                              "out_of_fold": list_f1(graded, threshold)}
+    return threshold, {"list_questions": len(graded), "out_of_fold": list_f1(graded, threshold)}

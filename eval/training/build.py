@@ -116,8 +116,8 @@ def from_templates(b: Builder, papers: Sequence[Paper] | None = None) -> Iterato
                 yield b.yes("yes-template", q, s, answer)
 
 
-def from_llm(b: Builder, path: Path) -> Iterator[dict | None]:
-    if not path.exists():
+def from_llm(b: Builder, path: Path | None) -> Iterator[dict | None]:
+    if path is None or not path.exists():
         return
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)

@@ -32,10 +32,10 @@ def cross_encoder_folder(settings: AnswerSettings, data_dir: Path | None) -> Pat
     """Which cross-encoder reads: the folder ``answer.cross_encoder_dir`` names; else the
     collection's own (``<data dir>/cross-encoder``, written by ``rag train-reader --cross-encoder``)
     when there is one; else None, the shipped model."""
-    if settings.cross_encoder_dir is not None:
+    if settings.cross_encoder_dir is not None or data_dir is None:
         return settings.cross_encoder_dir
-    own = data_dir / COLLECTION_FOLDER if data_dir is not None else None
-    return own if own is not None and (own / MANIFEST_FILE.name).is_file() else None
+    own = data_dir / COLLECTION_FOLDER
+    return own if (own / MANIFEST_FILE.name).is_file() else None
 
 
 @cache
