@@ -6,6 +6,7 @@ result. The whole loop runs on a tiny invented corpus with a tiny step count (sl
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -177,3 +178,10 @@ def test_the_cross_encoder_mode_refuses_the_fitted_readers_options(tmp_path):
     result = CliRunner().invoke(cli, ["train-reader", "--cross-encoder", "--out", str(tmp_path / "x.json")],
                                 env={"RAG_DATA_DIR": str(tmp_path / "index")})
     assert result.exit_code != 0 and "one or the other" in result.output
+
+
+def test_without_the_train_extra_the_command_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError, as without the extra
+    result = CliRunner().invoke(cli, ["train-reader", "--cross-encoder"], env={"RAG_DATA_DIR": str(tmp_path / "index")})
+    assert result.exit_code != 0 and "scripts/setup train" in result.output
+    assert not (tmp_path / "index" / "cross-encoder-tuning").exists()
