@@ -15,6 +15,11 @@ _CHATTER = re.compile(
     r"(?:please\s+)?)?(?:tell me(?: about)?|i(?:'d| would) like to know(?: about)?|i want to know"
     r"(?: about)?|give me an? (?:overview|summary) of|explain to me|do you know)\s*[,:]?\s*",
     re.IGNORECASE)
+# "Could you list ...", "Can you explain ...": a request, not a yes/no question; the verb stays
+_REQUEST = re.compile(
+    r"^\s*(?:(?:please|kindly)\s+)?(?:can|could|would|will) you\s+(?:please\s+)?(?=(?:list|name|show me|find|"
+    r"give|explain|describe|summari[sz]e|outline|recommend|suggest|point|compare|identify|help me find)\b)",
+    re.IGNORECASE)
 _TRAILING_POLITE = re.compile(r"\s*[,.]?\s*(?:please|thanks|thank you)[.!?]*\s*$", re.IGNORECASE)
 
 _NAME = r"([A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-.]*){1,3})"
@@ -33,8 +38,10 @@ _AUTHOR_PATTERNS = (  # (?i:...) makes the wording case-insensitive but not the 
 
 
 def clean_question(question: str) -> str:
-    """Drop greetings and "tell me about"; keep method names, numbers and the question itself."""
-    text = _CHATTER.sub("", question.strip())
+    """Drop greetings, "tell me about" and the "could you" of a request ("Could you list the
+    papers on X?" asks for a list, not whether it can be listed); keep method names, numbers and
+    the question itself."""
+    text = _REQUEST.sub("", _CHATTER.sub("", question.strip()))
     text = _TRAILING_POLITE.sub("", text)
     text = text.strip() or question.strip()
     return text[0].upper() + text[1:] if text else text

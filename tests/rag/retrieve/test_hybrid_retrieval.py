@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from eval.metrics import leading_verdict
 from rag.engine import answer, build_engine, search
 from rag.index.library import open_library
 from rag.ingest.pipeline import ingest
@@ -132,6 +133,29 @@ def test_chatter_is_stripped_and_names_and_numbers_kept():
     assert clean_question("Hi, can you tell me about SupReMix please?") == "SupReMix"
     assert clean_question("I'd like to know what ViT5 scores on 3 tasks") == "What ViT5 scores on 3 tasks"
     assert clean_question("Which papers use LoRA?") == "Which papers use LoRA?"
+
+
+@pytest.mark.parametrize("request_, imperative", [
+    ("Could you list the papers on mixture-of-experts routing?", "List the papers on mixture-of-experts routing?"),
+    ("can you please explain what SupReMix uses as hard negatives", "Explain what SupReMix uses as hard negatives"),
+    ("Would you compare LoRA and DoRA?", "Compare LoRA and DoRA?"),
+    ("Can you show me papers on watermarking?", "Show me papers on watermarking?"),
+])
+def test_a_polite_request_is_read_as_the_request_not_as_a_yes_no_question(request_, imperative):
+    assert clean_question(request_) == imperative
+
+
+@pytest.mark.parametrize("question", ["Can you get BERT-level quality in a day on one GPU?",
+                                      "Can you show that the bound is tight?"])
+def test_a_question_about_what_can_be_done_stays_a_yes_no_question(question):
+    assert clean_question(question) == question
+
+
+def test_a_polite_request_gets_the_answer_of_its_imperative_with_no_yes_or_no(engine):
+    asked = answer(engine, "Could you list the papers on mixture-of-experts routing?")
+    plain = answer(engine, "List the papers on mixture-of-experts routing?")
+    assert not asked.abstained and asked.text == plain.text
+    assert leading_verdict(asked.text) is None and asked.text.startswith("- ")
 
 
 @pytest.mark.parametrize("question, history, expected", [
