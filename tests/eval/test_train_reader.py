@@ -160,3 +160,17 @@ def test_training_needs_no_loadable_weights_to_start_from(engine, questions, tmp
     assert result.exit_code == 0, result.output
     assert out.is_file() and "paper_named" in json.loads(out.read_text())["sentence"]["features"]
 
+
+
+def test_a_count_the_abstract_gives_is_answered_not_declined(engine):
+    """The shipped reader, asked how many datasets a method was evaluated on where its abstract
+    says "two public datasets", answers from that paper's sentence for all but one of the twelve at
+    most. (A refit with the gate's weights bounded to their directions and "How many ... is X
+    evaluated on?" twins in the generated questions answered 9: docs/evaluation.md. On the bundled
+    corpus the shipped reader declines most such questions: benchmarks/counted_questions.py.)"""
+    answered = []
+    for pid, name, *_ in PAPERS:
+        reply = answer(engine, f"How many datasets was {name} evaluated on?")
+        if not reply.abstained and reply.citations[0].paper_id == pid and "two public datasets" in reply.text:
+            answered.append(name)
+    assert len(answered) >= len(PAPERS) - 1, answered
