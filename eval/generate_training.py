@@ -8,13 +8,21 @@ Three kinds, each labelled by construction:
 - figure: "<What is measured> for <method>?" from a sentence that names the paper's method and
   gives a figure; the key fact is the figure (with a near word from the sentence);
 - unanswerable near misses: a name question about an invented name, and a figure question about a
-  real method asking for a quantity its abstract never gives (parameters, training time, ...).
+  real method asking for a quantity its abstract never gives (parameters, training time, ...);
+- counted: the answerable twin of that near miss, "How many datasets is <method> evaluated on?"
+  where the abstract counts them ("six datasets"); the key fact is the count, near the noun. Only
+  for half the papers (``trains_on``: the first byte of the id's sha256 is even), so
+  ``benchmarks/counted_questions.py`` can be read on the other half too. Without it the only
+  "How many ... is X evaluated on?" the reader saw was a near miss. Tagged ``gate-only``: they
+  teach whether the abstracts answer, not which sentence does (``rag train-reader`` leaves them
+  out of the sentence data).
 
     .venv/bin/python -m eval.generate_training [--seed 3] [--per-kind 150]"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import re
@@ -82,15 +90,40 @@ def unanswerable(paper: Paper, rng: random.Random) -> Iterator[dict]:
                "key_facts": [], "type": "unanswerable", "tags": ["generated", "near-domain", "invented-name"]}
 
 
+GATE_ONLY = "gate-only"
+COUNTED = ("datasets", "benchmarks", "tasks", "languages")
+_COUNT_WORDS = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\\d+"
+COUNT = re.compile(rf"\b({_COUNT_WORDS})\s+(?:[\w-]+\s+){{0,2}}?({'|'.join(COUNTED)})\b", re.IGNORECASE)
+
+
+def trains_on(paper_id: str) -> bool:
+    """The half of the papers whose counted questions are training data."""
+    return hashlib.sha256(paper_id.encode()).digest()[0] % 2 == 0
+
+
+def counted_questions(paper: Paper) -> Iterator[dict]:
+    if not paper.method or not trains_on(paper.id):
+        return
+    seen: set[str] = set()
+    for m in COUNT.finditer(paper.text):
+        noun = m.group(2).lower()
+        if noun not in seen:
+            seen.add(noun)
+            yield {"question": f"How many {noun} is {paper.method} evaluated on?", "gold_papers": [paper.id],
+                   "key_facts": [{"any": [m.group(1)], "near": [noun]}], "type": "single",
+                   "tags": ["generated", "number", "counted", GATE_ONLY]}
+
+
 def generate(seed: int, per_kind: int) -> list[dict]:
     rng = random.Random(seed)
     corpus = papers()
     rng.shuffle(corpus)
-    kinds: dict[str, list[dict]] = {"name": [], "number": [], "unanswerable": []}
+    kinds: dict[str, list[dict]] = {"name": [], "number": [], "unanswerable": [], "counted": []}
     for paper in corpus:
         kinds["name"] += name_questions(paper)
         kinds["number"] += figure_questions(paper)
         kinds["unanswerable"] += unanswerable(paper, rng)
+        kinds["counted"] += counted_questions(paper)
     rows = [q for qs in kinds.values() for q in qs[:per_kind]]
     for i, row in enumerate(rows, start=1):
         row.update(id=f"g{i:04d}", reference_answer="")
@@ -105,7 +138,8 @@ def main() -> None:
     args = parser.parse_args()
     rows = generate(args.seed, args.per_kind)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    counts = {t: sum(t in r["tags"] for r in rows) for t in ("name", "number", "missing-attribute", "invented-name")}
+    counts = {t: sum(t in r["tags"] for r in rows) for t in ("name", "number", "missing-attribute", "invented-name",
+                                                             "counted")}
     print(f"wrote {len(rows)} questions to {args.out}: {counts}")
 
 

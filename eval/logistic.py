@@ -13,6 +13,16 @@ from rag.answer.model import Logistic
 FOLDS = 5  # out-of-fold figures and thresholds: folds by question
 
 
+def folds_of(ids: Sequence[str], seed: int) -> np.ndarray:
+    """Each question's fold, from a hash of its id and ``seed``: adding or removing a question
+    moves no other question to another fold (a permutation over their number moved every one,
+    and a threshold chosen out of fold with it)."""
+    import hashlib
+
+    return np.array([int.from_bytes(hashlib.sha256(f"{seed}:{i}".encode()).digest()[:4], "big") % FOLDS
+                     for i in ids])
+
+
 def fit_logistic(x: np.ndarray, y: np.ndarray, names: Sequence[str], c: float,
                  signs: Sequence[int] | None = None) -> Logistic:
     """L2-regularised logistic regression on standardised features, classes balanced. With

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from eval.logistic import FOLDS, fit_logistic
+from eval.logistic import FOLDS, fit_logistic, folds_of
 from rag.answer.model import Logistic
 from rag.answer.qualifies import PAPER, paper_rows
 from rag.settings import AnswerSettings
@@ -66,7 +66,7 @@ def paper_out_of_fold(examples: Sequence[Example], data: Mapping[int, tuple[list
     rows over ``names``, labels), each predicting its own fold; the threshold with the best F1 of
     listed papers on those predictions of dev's list questions, and the F1 there."""
     chosen = list(data)
-    folds = np.random.default_rng(seed).permutation(len(chosen)) % FOLDS
+    folds = folds_of([examples[i].question.id for i in chosen], seed)
     held_out: dict[int, np.ndarray] = {}
     for fold in range(FOLDS):
         train = [i for i, f in zip(chosen, folds, strict=True) if f != fold]

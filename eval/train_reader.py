@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from eval.dataset import DATASETS, Question, load, refuse_test
-from eval.logistic import FOLDS, fit_logistic
+from eval.generate_training import GATE_ONLY
+from eval.logistic import FOLDS, fit_logistic, folds_of
 from eval.metrics import countable_facts, fact_state
 from eval.train_lists import fit_qualifies
 from rag.answer.features import FEATURES
@@ -89,10 +90,11 @@ def collect(engine: Engine, questions: Sequence[Question], tick: Callable[[], No
 
 
 def sentence_data(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of every part of every answerable question, labels, and each row's question index."""
+    """Rows of every part of every answerable question, labels, and each row's question index.
+    Questions tagged ``gate-only`` (eval.generate_training) teach the answerability gate alone."""
     xs, ys, groups = [], [], []
     for i, ex in enumerate(examples):
-        if ex.question.type == "unanswerable" or not ex.labels.any():
+        if ex.question.type == "unanswerable" or not ex.labels.any() or GATE_ONLY in ex.question.tags:
             continue
         for rows in ex.rows:
             xs.append(rows)
@@ -103,7 +105,7 @@ def sentence_data(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, 
 
 def out_of_fold(examples: Sequence[Example], c: float, seed: int = 7) -> list[list[np.ndarray]]:
     """Each question's part probabilities from a sentence model that never saw it."""
-    folds = np.random.default_rng(seed).permutation(len(examples)) % FOLDS
+    folds = folds_of([ex.question.id for ex in examples], seed)
     x, y, groups = sentence_data(examples)
     probs: list[list[np.ndarray]] = [[] for _ in examples]
     for fold in range(FOLDS):
@@ -184,7 +186,7 @@ def gate_probabilities(examples: Sequence[Example], probs: Sequence[Sequence[np.
     measured and not kept: docs/evaluation.md.)"""
     ev = np.vstack([evidence_features(with_probabilities(ex, p)) for ex, p in zip(examples, probs, strict=True)])
     answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
-    folds = np.random.default_rng(11).permutation(len(examples)) % FOLDS
+    folds = folds_of([ex.question.id for ex in examples], 11)
     p_gate = np.zeros(len(examples))
     for fold in range(FOLDS):
         held = folds == fold

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eval.logistic import fit_logistic
+from eval.logistic import FOLDS, fit_logistic, folds_of
 
 
 def test_a_weight_bounded_to_a_sign_keeps_it_and_a_free_fit_is_scikit_learns():
@@ -19,3 +19,14 @@ def test_a_weight_bounded_to_a_sign_keeps_it_and_a_free_fit_is_scikit_learns():
     assert bounded.coef[0] > 0.5
     unbounded = fit_logistic(x, y, ("a", "b", "c"), 0.3, (0, 0, 0))
     assert np.allclose(unbounded.coef, free.coef)
+
+
+def test_a_question_keeps_its_fold_when_others_are_added():
+    """Folds come from a hash of each question's id: adding questions moves none of the others (a
+    permutation over their number moved every one, and the list threshold with them)."""
+    ids = [f"q{i:03d}" for i in range(300)]
+    before = folds_of(ids, seed=7)
+    after = folds_of(ids + [f"g{i:04d}" for i in range(19)], seed=7)
+    assert (after[: len(ids)] == before).all()
+    assert set(before) == set(range(FOLDS)) and min(np.bincount(before)) > 0.15 * len(ids)
+    assert not (folds_of(ids, seed=8) == before).all(), "the seed still draws other folds"

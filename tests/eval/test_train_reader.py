@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from eval.dataset import SPLITS, load
+from eval.generate_training import GATE_ONLY
 from eval.train_reader import collect, top1, train
 from rag.answer.model import ReaderModel
 from rag.engine import answer, build_engine, with_reader
@@ -174,3 +175,23 @@ def test_a_count_the_abstract_gives_is_answered_not_declined(engine):
         if not reply.abstained and reply.citations[0].paper_id == pid and "two public datasets" in reply.text:
             answered.append(name)
     assert len(answered) >= len(PAPERS) - 1, answered
+
+
+def test_a_gate_only_question_teaches_the_gate_and_not_which_sentence_answers(engine, questions, tmp_path):
+    """Questions tagged gate-only (the generated "How many datasets is X evaluated on?" twins) add
+    no sentence rows, so the sentence model and the list threshold stay as they were, and the
+    gate learns that such a question is answerable."""
+    gated = tmp_path / "gated.jsonl"
+    rows = [json.loads(line) for line in questions.read_text().splitlines()]
+    rows += [{"id": f"c{pid}", "question": f"How many datasets is {name} evaluated on?", "gold_papers": [pid],
+              "reference_answer": "two", "key_facts": [{"any": ["two"], "near": ["datasets"]}], "type": "single",
+              "tags": ["generated", GATE_ONLY]} for pid, name, *_ in PAPERS]
+    gated.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    plain = train(engine, [questions], out=tmp_path / "a.json")
+    with_gate = train(engine, [gated], out=tmp_path / "b.json")
+    assert with_gate["questions"] == plain["questions"] + len(PAPERS)
+    assert with_gate["sentences"] == plain["sentences"]
+    assert np.array_equal(ReaderModel.load(tmp_path / "a.json").sentence.coef,
+                          ReaderModel.load(tmp_path / "b.json").sentence.coef)
+    assert not np.array_equal(ReaderModel.load(tmp_path / "a.json").answerable.coef,
+                              ReaderModel.load(tmp_path / "b.json").answerable.coef)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from eval.dataset import Fact, Question
+from eval.train_reader import GENERATED
 from eval.training import templates
 from eval.training.corpus import Guard, Sentence
 from eval.training.llm_questions import verdict
@@ -76,3 +77,21 @@ def test_the_local_model_writes_for_a_collections_own_sentences_and_a_rerun_goes
     assert {r["paper"] for r in rows} == {"mine-1"} and all("kept" in r and "reason" in r for r in rows)
     again = generate(out, minutes=5, limit=None, threads=1, papers=papers, asker=asker)
     assert again["written"] == 1 and len(set(asked)) == 3  # the third sentence only: the first two were done
+
+
+def test_each_counted_twin_asks_a_count_its_abstract_gives_and_only_for_the_training_half():
+    """The generated "How many datasets is X evaluated on?" questions: the count is in X's
+    abstract next to the noun, the paper is in the half they are made for, and they teach the
+    gate only."""
+    from eval.generate_training import GATE_ONLY, generate, papers, trains_on
+
+    by_id = {p.id: p for p in papers()}
+    twins = [q for q in generate(3, 150) if "counted" in q["tags"]]
+    assert len(twins) >= 10
+    for q in twins:
+        (pid,), (fact,) = q["gold_papers"], q["key_facts"]
+        text = by_id[pid].text.lower()
+        assert trains_on(pid) and GATE_ONLY in q["tags"] and by_id[pid].method in q["question"]
+        assert f"{fact['any'][0].lower()} " in text and fact["near"][0] in text
+    assert {q["id"] for q in generate(3, 150)} == {json.loads(line)["id"] for line in
+                                                     GENERATED.read_text(encoding="utf-8").splitlines()}
