@@ -41,3 +41,22 @@ def index_rows(folder: Path, rows: list[dict], name: str = "papers") -> Settings
     finally:
         lib.close()
     return settings
+
+
+def reader_examples(settings: Settings) -> list:  # type: ignore[type-arg]
+    """Dev's and the generated questions (never test's), retrieved and featurised as `rag
+    train-reader` collects them (eval.train_reader.Example), with a reader that has no weights."""
+    from eval.dataset import SPLITS, load, refuse_test
+    from eval.train_reader import GENERATED, collect, source_of
+    from rag.answer.features import FEATURES
+    from rag.answer.model import ReaderModel
+    from rag.answer.reader import EVIDENCE
+    from rag.engine import build_engine
+
+    loaded = [(q, source_of(p)) for p in (SPLITS["dev"], GENERATED) for q in load(p) if q.type != "metadata"]
+    refuse_test([q for q, _ in loaded], "measured on")
+    engine = build_engine(settings, reader_model=ReaderModel.blank(FEATURES, EVIDENCE))
+    try:
+        return collect(engine, [q for q, _ in loaded], lambda: None, [s for _, s in loaded])
+    finally:
+        engine.close()

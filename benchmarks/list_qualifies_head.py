@@ -18,18 +18,13 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from common import indexed_settings
+from common import indexed_settings, reader_examples
 
-from eval.dataset import SPLITS, load, refuse_test
 from eval.train_cross_encoder import dev_folds
 from eval.train_lists import lists, paper_data, paper_out_of_fold
-from eval.train_reader import GENERATED, collect, out_of_fold, source_of
+from eval.train_reader import out_of_fold
 from rag.answer.cross_encoder import HEADS, MANIFEST_FILE, MODEL_FILE, CrossEncoder
-from rag.answer.features import FEATURES
-from rag.answer.model import ReaderModel
 from rag.answer.qualifies import PAPER
-from rag.answer.reader import EVIDENCE
-from rag.engine import build_engine
 
 CROSS = ("cross", "cross_gap")
 SEEDS = (5, 6, 7, 8)
@@ -40,14 +35,8 @@ def main() -> None:
     parser.add_argument("--fold-models", type=Path, nargs="+", required=True)
     parser.add_argument("--data-dir", type=Path)
     args = parser.parse_args()
-    loaded = [(q, source_of(p)) for p in (SPLITS["dev"], GENERATED) for q in load(p) if q.type != "metadata"]
-    refuse_test([q for q, _ in loaded], "measured on")
     with indexed_settings(args.data_dir) as settings:
-        engine = build_engine(settings, reader_model=ReaderModel.blank(FEATURES, EVIDENCE))
-        try:
-            examples = collect(engine, [q for q, _ in loaded], lambda: None, [s for _, s in loaded])
-        finally:
-            engine.close()
+        examples = reader_examples(settings)
     probs = out_of_fold(examples, 0.3)
     folds = dev_folds(len(args.fold_models))
     encoders = [CrossEncoder(d / MODEL_FILE.name, d / MANIFEST_FILE.name, threads=2) for d in args.fold_models]

@@ -33,25 +33,22 @@ import re
 from pathlib import Path
 
 import numpy as np
-from common import indexed_settings
+from common import indexed_settings, reader_examples
 from scipy.optimize import minimize
 
-from eval.dataset import SPLITS, load, refuse_test
+from eval.dataset import SPLITS, load
+from eval.generate_training import GATE_ONLY
 from eval.logistic import FOLDS, fit_logistic
 from eval.metrics import leading_verdict
 from eval.train_cross_encoder import dev_folds
 from eval.train_reader import (
-    GENERATED,
     Example,
     choose_answerable,
-    collect,
     out_of_fold,
-    source_of,
     top1,
     with_probabilities,
 )
 from rag.answer.features import FEATURES
-from rag.answer.model import ReaderModel
 from rag.answer.reader import EVIDENCE, evidence_features
 from rag.engine import answer, build_engine
 
@@ -90,7 +87,8 @@ def sentence_variants(examples: list[Example], seed: int) -> dict[str, float]:
     scores: dict[str, list[list[np.ndarray]]] = {k: [[] for _ in examples] for k in
                                                   ("pointwise", "listwise", "boosted", "average", "anaphora")}
     for variant, rows in (("pointwise", _rows(examples, "")), ("anaphora", _rows(examples, "anaphora"))):
-        learn = [i for i, ex in enumerate(examples) if ex.question.type != "unanswerable" and ex.labels.any()]
+        learn = [i for i, ex in enumerate(examples) if ex.question.type != "unanswerable" and ex.labels.any()
+                 and GATE_ONLY not in ex.question.tags]
         for fold in range(FOLDS):
             train = [i for i in learn if folds[i] != fold]
             x = np.vstack([r for i in train for r in rows[i]])
@@ -188,14 +186,8 @@ def main() -> None:
     parser.add_argument("--fold-models", type=Path, nargs="*", default=[])
     parser.add_argument("--data-dir", type=Path)
     args = parser.parse_args()
-    loaded = [(q, source_of(p)) for p in (SPLITS["dev"], GENERATED) for q in load(p) if q.type != "metadata"]
-    refuse_test([q for q, _ in loaded], "measured on")
     with indexed_settings(args.data_dir) as settings:
-        blank = build_engine(settings, reader_model=ReaderModel.blank(FEATURES, EVIDENCE))
-        try:
-            examples = collect(blank, [q for q, _ in loaded], lambda: None, [s for _, s in loaded])
-        finally:
-            blank.close()
+        examples = reader_examples(settings)
         print(f"{len(examples)} questions ({sum(ex.source == 'dev' for ex in examples)} dev); "
               "dev, out of fold: the best sentence states a key fact")
         for seed in SEEDS:
