@@ -459,14 +459,14 @@ def train_reader(settings: Settings, datasets: tuple[Path, ...], out: Path | Non
 
         finetune_collection(settings, steps=steps, minutes=minutes, llm_minutes=llm_minutes, keep=keep)
         return
-    from eval.dataset import SPLITS, load, refuse_test
-    from eval.train_reader import GENERATED, train
+    from eval.dataset import load, refuse_test
+    from eval.train_reader import DEFAULT_DATA, train
     from rag.answer.features import FEATURES
     from rag.answer.model import MODEL_FILE, ReaderModel
     from rag.answer.reader import EVIDENCE
     from rag.engine import build_engine
 
-    paths = list(datasets) or [SPLITS["dev"], *([GENERATED] if GENERATED.exists() else [])]
+    paths = list(datasets) or [p for p in DEFAULT_DATA if p.exists()]
     refuse_test([q for p in paths for q in load(p)], "trained on")  # by content, under any file name
     engine = build_engine(settings, reader_model=ReaderModel.blank(FEATURES, EVIDENCE))
     try:

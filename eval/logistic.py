@@ -4,6 +4,7 @@ Needs the ``train`` extra; answering reads the fitted ``Logistic`` with numpy al
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,8 +18,6 @@ def folds_of(ids: Sequence[str], seed: int) -> np.ndarray:
     """Each question's fold, from a hash of its id and ``seed``: adding or removing a question
     moves no other question to another fold (a permutation over their number moved every one,
     and a threshold chosen out of fold with it)."""
-    import hashlib
-
     return np.array([int.from_bytes(hashlib.sha256(f"{seed}:{i}".encode()).digest()[:4], "big") % FOLDS
                      for i in ids])
 

@@ -28,11 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from eval.dataset import DATASETS, Question, load, refuse_test
+from eval.dataset import DATASETS, SPLITS, Question, load, refuse_test
 from eval.generate_training import GATE_ONLY
 from eval.logistic import FOLDS, fit_logistic, folds_of
 from eval.metrics import countable_facts, fact_state
 from eval.train_lists import fit_qualifies
+from rag.answer.cross_encoder import sha256_of
 from rag.answer.features import FEATURES
 from rag.answer.model import MODEL_FILE, ReaderModel
 from rag.answer.reader import EVIDENCE, FittedReader, Scored, evidence_features
@@ -43,6 +44,7 @@ from rag.stages.retrieve import find, gather
 from rag.stages.route import route
 
 GENERATED = DATASETS / "train_generated.jsonl"
+DEFAULT_DATA = (SPLITS["dev"], GENERATED)  # what `rag train-reader` reads with no --dataset
 
 
 @dataclass
@@ -157,6 +159,9 @@ def train(engine: Engine, paths: Sequence[Path], c: float = 0.3, max_false: floa
     examples = collect(engine, [q for q, _ in loaded], tick, [s for _, s in loaded])
     trained = fit(examples, c, max_false, out, choose_on)
     trained["data"] = [_shown(p) for p in paths]
+    trained["data_sha256"] = {_shown(p): sha256_of(p) for p in paths}
+    default = [p.resolve() for p in paths] == [p.resolve() for p in DEFAULT_DATA]
+    trained["command"] = "rag train-reader" + ("" if default else "".join(f" --dataset {_shown(p)}" for p in paths))
     trained["seconds"] = round(time.time() - started, 1)
     trained["weights_sha256"] = weights_hash(ReaderModel.load(out))
     ReaderModel.load(out).with_trained(trained).save(out)

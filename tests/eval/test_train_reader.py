@@ -4,6 +4,7 @@ is refused."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -87,6 +88,8 @@ def test_training_writes_weights_and_thresholds_an_engine_answers_with(engine, q
     trained = train(engine, [questions], out=out)
     assert trained["questions"] == len(PAPERS) + len(UNANSWERABLE)
     assert trained["data"] == [str(questions.resolve())], "a user's own file is named by its path"
+    assert trained["data_sha256"] == {str(questions.resolve()): hashlib.sha256(questions.read_bytes()).hexdigest()}
+    assert trained["command"] == f"rag train-reader --dataset {questions.resolve()}"
     model = ReaderModel.load(out)
     assert 0 < model.threshold("answerable", -1) < 1
     assert model.qualifies is None, "no list question to fit the paper model on"
