@@ -51,6 +51,13 @@ _HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|
 _LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:papers|works|studies|"
                    r"methods|approaches|models|benchmarks|datasets|articles|publications|"
                    r"systems|techniques)\b|\bpapers\b|\bstudies\b", re.IGNORECASE)
+# "Which recurrent architectures ...", "List the GNN designs ...": a plural asked for; and a
+# question that browses the collection ("anything in here on ...", "what does each paper ...")
+_PLURAL_ASKED = re.compile(r"^\s*(?:which|list|name)\s+(?:the\s+|all\s+)?(?:[\w-]+\s+){0,3}?"
+                           r"[a-z-]{2,}(?<![suia'])s\s+(?:that|which|who|are|were|have|do|did|can|could)\b",
+                           re.IGNORECASE)
+_BROWSE = re.compile(r"\banything\b[^?]{0,30}\b(?:on|about)\b|\bwhat(?:'s|\s+is)\s+(?:there\s+)?in\s+(?:here|"
+                     r"the\s+(?:collection|library))\b|\beach\s+(?:paper|study|work)\b", re.IGNORECASE)
 _NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
                      r"kind|sort|results?|findings?|gains?|improvements?|performance|contributions?)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
                      r"(?:it|they)\s+called\b", re.IGNORECASE)
@@ -193,7 +200,8 @@ def parse_intent(question: str) -> Intent:
     texts = split_parts(question)
     parts = tuple(_part(t, question, said) for t in texts)
     kinds = [p.kind for p in parts]
-    multi = bool(_LIST.search(question)) or "comparison" in kinds
+    multi = bool(_LIST.search(question) or _PLURAL_ASKED.search(question) or _BROWSE.search(question)) \
+        or "comparison" in kinds
     if author or (names_a_venue_or_year(question) and _LIST.search(question) and not focus_terms(
             without_venues_and_years(question)) - {"publish", "appear", "accept", "conference"}):
         kind: Kind = "metadata"

@@ -71,7 +71,10 @@ class OfflineComposer:
                 return Draft(tuple(compared))
         if intent.lists_papers:
             listed = self._list(intent, reading)
-            if len(listed) > 1:
+            # one qualifying paper is still a list, unless the question names it ("what datasets
+            # does X use?" asks about X: its own sentences answer) or asks more than the list does
+            if len(listed) > 1 or (listed and not _names_a_paper(intent, reading)
+                                   and all(p.kind == "number" for p in intent.parts[1:])):
                 return Draft(tuple(listed))
         return Draft(tuple(self._per_part(intent, reading)))
 
@@ -167,6 +170,11 @@ class OfflineComposer:
             own = sorted((c for c in cands if c.paper.paper.id == pid), key=lambda c: (not c.holds, -c.score))
             out.append(DraftSentence(own[0].text, (pid,), own[0].score, prefix=f"- {own[0].paper.paper.label}: "))
         return out
+
+
+def _names_a_paper(intent: Intent, reading: Reading) -> bool:
+    """The question names a paper the reading read (its method name or title)."""
+    return bool(intent.names) and any(is_named(s.paper, intent.names) for _, cands in reading.parts for s in cands)
 
 
 def _bold(span: str) -> str:

