@@ -22,6 +22,7 @@ from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
 from rag.answer.verdict import yes_or_no
 from rag.settings import AnswerSettings
+from rag.text.lexicon import stem, tokens
 from rag.text.names import name_pattern
 from rag.text.numbers import number_spans, times
 from rag.types import Draft, DraftSentence, Evidence
@@ -37,6 +38,9 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
         spans = [m for m in spans if part.unit != "x" or times(m.group(0))] or spans
         if not spans:
             return ""
+        if part.counted:  # "how many languages": the count the asked noun follows ("nine ... languages")
+            named = [len(part.counted & _following(text, m.end())) for m in spans]
+            spans = [m for m, n in zip(spans, named, strict=True) if n == max(named)]
         anchors = [m.start() for t in (part.unit, *part.focus) if t
                    for m in re.finditer(re.escape(t[:5]), text, re.IGNORECASE)]
         best = min(spans, key=lambda m: min((abs(m.start() - a) for a in anchors), default=0))
@@ -49,6 +53,13 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
     if part.kind == "yes_no":
         return yes_or_no(part, text, coverage)
     return ""
+
+
+def _following(text: str, end: int, words: int = 6) -> set[str]:
+    """The stems of the few words after a figure, within its clause ("8.6 million 512 times 512
+    pixel galaxy stamps": the figures between are part of the phrase, not words of it)."""
+    clause = re.split(r"[,;:()]|\band\b", text[end:], maxsplit=1)[0]
+    return {stem(w.lower()) for w in [w for w in tokens(clause) if w[0].isalpha()][:words]}
 
 
 class OfflineComposer:

@@ -99,3 +99,12 @@ def test_a_list_question_about_a_named_paper_with_one_answer_reads_that_paper():
                 (ORBIT, "OrbitNet predicts drag.", 0.3, False))
     draft = compose(q, r)
     assert draft.sentences[0].paper_ids == ("p1",) and not draft.sentences[0].prefix.startswith("- ")
+
+
+def test_a_count_leads_with_the_figure_the_asked_noun_follows():
+    """"Nine ... languages" answers how many languages, though "five ... tasks" sits nearer the
+    question's other words."""
+    q = "How many languages did the study of monolingual models cover?"
+    text = ("We study a set of nine typologically diverse languages with pretrained monolingual models "
+            "on a set of five diverse monolingual downstream tasks.")
+    assert compose(q, reading(q, (ORBIT, text, 0.9, True))).sentences[0].prefix == "**nine**: "
