@@ -115,6 +115,9 @@ class AnswerSettings(Group):
                                    "for one holding the asked figure or name")
     list_papers: int = Field(8, ge=1, le=30, description="fixed (a display cap): papers a list answer "
                              "shows at most")
+    list_line_words: int = Field(40, ge=10, le=200, description="fixed (a display cap, as the eval's "
+                                 "LINE_WORDS): a list line longer than this shows the paper's best "
+                                 "sentence that fits, when it scores second_ratio of the best")
     support_threshold: float = Field(
         0.54, ge=0, le=1, description="fitted on the dev split of eval/datasets/support_pairs.jsonl: "
         "a sentence whose cited abstracts score below this (rag.answer.support's aligned checker: "

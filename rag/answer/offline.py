@@ -147,6 +147,7 @@ class OfflineComposer:
         lines = []
         for c in ranked:
             head = f"- {c.paper.paper.label}: "
+            c = self._scannable(c, cands, head)
             figure = self._figure(number[0], number[1], c, intent) if number is not None else None
             if figure is not None and figure.text == c.text:
                 lines.append(DraftSentence(c.text, (c.paper.paper.id,), c.score, prefix=head + figure.prefix))
@@ -155,6 +156,16 @@ class OfflineComposer:
             if figure is not None:
                 lines.append(figure)
         return lines
+
+    def _scannable(self, best: Sentence, cands: Sequence[Sentence], head: str) -> Sentence:
+        """A list line is read at a glance: when the paper's best sentence makes it longer than
+        ``list_line_words``, its best sentence that fits, if that scores nearly as well."""
+        budget = self.settings.list_line_words - len(head.split())
+        if len(best.text.split()) <= budget:
+            return best
+        fits = (c for c in cands if c.paper.paper.id == best.paper.paper.id and len(c.text.split()) <= budget
+                and c.score >= self.settings.second_ratio * best.score)
+        return next(fits, best)
 
     def _figure(self, part: Part, cands: Sequence[Sentence], line: Sentence, intent: Intent) -> DraftSentence:
         """The figure one listed paper gives for the "how much" part, or a line saying it has none."""

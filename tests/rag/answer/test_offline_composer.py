@@ -108,3 +108,18 @@ def test_a_count_leads_with_the_figure_the_asked_noun_follows():
     text = ("We study a set of nine typologically diverse languages with pretrained monolingual models "
             "on a set of five diverse monolingual downstream tasks.")
     assert compose(q, reading(q, (ORBIT, text, 0.9, True))).sentences[0].prefix == "**nine**: "
+
+
+LONG = ("KelpCodec compresses survey images with a learned entropy model whose context spans tiles, "
+        "scales and bands, trained on archives from twelve fleets and evaluated on every archive "
+        "format the survey offices still use today, from scanned film to multispectral rasters.")
+
+
+def test_a_list_line_shows_a_shorter_sentence_of_its_paper_when_the_best_is_too_long_to_scan():
+    q = "Which papers compress survey images?"
+    short = (KELP, "KelpCodec compresses survey images.", 0.8, False)
+    draft = compose(q, reading(q, (KELP, LONG, 0.9, False), short, (ORBIT, "OrbitNet predicts drag.", 0.7, False)))
+    assert draft.sentences[0].text == "KelpCodec compresses survey images."
+    weak = (KELP, "KelpCodec compresses survey images.", 0.2, False)  # not nearly as good: the long one stays
+    draft = compose(q, reading(q, (KELP, LONG, 0.9, False), weak, (ORBIT, "OrbitNet predicts drag.", 0.7, False)))
+    assert draft.sentences[0].text == LONG
