@@ -156,10 +156,13 @@ def part_kind(text: str, whole: str) -> Kind:
         return "yes_no"
     if _NUMBER_Q.search(text):
         return "number"
-    named = len(names(whole))
+    said = names(whole)
+    named = len(said)
     if named >= 2 and (re.search(r"\beach\b", text) or (
             re.search(r"\bor\b", text) and _COMPARATIVE.search(text))):
         return "comparison"
+    if _EACH_OF_TWO.search(text) or (named >= 2 and _joined(text, said[0], said[1])):
+        return "comparison"  # "How do LumiNet and dual-head distillation each ...", "... in A and in B"
     compared = _COMPARISON.search(text)
     if compared and not re.search(r"\beach\b", compared[0]) and named:
         return "comparison"
@@ -170,6 +173,15 @@ def part_kind(text: str, whole: str) -> Kind:
     if _NAME_Q.search(text):
         return "name"
     return "describe"
+
+
+_EACH_OF_TWO = re.compile(r"\band\b[^?]{1,80}?\beach\b", re.IGNORECASE)
+
+
+def _joined(text: str, first: str, second: str) -> bool:
+    """Two names the question joins with "and" ("in Self-MoE and in ELREA"), side by side."""
+    pattern = rf"{re.escape(first)}\W+(?:and|&)\s+(?:in\s+|for\s+|of\s+)?{re.escape(second)}"
+    return re.search(pattern, text) is not None
 
 
 def split_parts(question: str) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.answer.evidence import Reading, Sentence, is_share
+from rag.answer.evidence import Reading, Sentence, is_share, says
 from rag.answer.features import is_named
 from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
@@ -184,6 +184,9 @@ class OfflineComposer:
         """Each side of a comparison from its own paper: its best sentence (one holding a figure
         first when the question asks which is bigger, faster, ...)."""
         part, cands = next(((p, c) for p, c in reading.parts if p.kind == "comparison"), reading.parts[0])
+        if len(intent.names) >= 2 and cands and all(says(cands[0].paper, n) for n in intent.names) \
+                and len({c.paper.paper.id for c in cands if is_named(c.paper, intent.names)}) < 2:
+            return []  # "Clip-Cov and KL-Cov": two things of one paper, read as one question
         sides = list(dict.fromkeys(c.paper.paper.id for c in cands))[:2]
         if len(sides) < 2:
             return []

@@ -163,3 +163,11 @@ def test_a_question_that_asks_for_several_papers_in_other_words_is_answered_as_a
 ])
 def test_a_question_about_one_thing_is_not_a_list(question):
     assert not parse_intent(question).lists_papers
+
+
+@pytest.mark.parametrize("question", [
+    "How do GlimmerNet and sparse routing each cut memory?",  # one side named, one described
+    "How are the experts created in GlimmerNet and in TideRank?",
+])
+def test_two_things_asked_side_by_side_are_a_comparison(question):
+    assert parse_intent(question).kind == "comparison"

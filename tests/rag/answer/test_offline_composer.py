@@ -123,3 +123,13 @@ def test_a_list_line_shows_a_shorter_sentence_of_its_paper_when_the_best_is_too_
     weak = (KELP, "KelpCodec compresses survey images.", 0.2, False)  # not nearly as good: the long one stays
     draft = compose(q, reading(q, (KELP, LONG, 0.9, False), weak, (ORBIT, "OrbitNet predicts drag.", 0.7, False)))
     assert draft.sentences[0].text == LONG
+
+
+def test_a_comparison_of_two_things_one_paper_names_is_answered_from_that_paper():
+    """"OrbitNet and KelpCodec" both named by one abstract (and neither the name of another
+    paper) is one paper's question: its own sentence leads, not a side from an unrelated paper."""
+    both = scored("p4", "We propose OrbitNet and KelpCodec, two tricks for drag.", None)
+    q = "How do OrbitNet and KelpCodec each cut drag?"
+    draft = compose(q, reading(q, (both, "We propose OrbitNet and KelpCodec, two tricks for drag.", 0.9, False),
+                               (REEF, "We study reef fish counts from video.", 0.5, False)))
+    assert draft.sentences[0].paper_ids == ("p4",) and not draft.sentences[0].prefix.startswith("- ")
