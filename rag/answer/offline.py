@@ -38,9 +38,11 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
         spans = [m for m in spans if part.unit != "x" or times(m.group(0))] or spans
         if not spans:
             return ""
-        if part.counted:  # "how many languages": the count the asked noun follows ("nine ... languages")
-            named = [len(part.counted & _following(text, m.end())) for m in spans]
-            spans = [m for m, n in zip(spans, named, strict=True) if n == max(named)]
+        # a figure measures what follows it: "nine ... languages" (how many languages), "100 times
+        # reduction in perplexity" (by what factor ... perplexity); the asked noun first
+        asked = part.counted or part.focus
+        named = [len(asked & _following(text, m.end())) for m in spans]
+        spans = [m for m, n in zip(spans, named, strict=True) if n == max(named)]
         anchors = [m.start() for t in (part.unit, *part.focus) if t
                    for m in re.finditer(re.escape(t[:5]), text, re.IGNORECASE)]
         best = min(spans, key=lambda m: min((abs(m.start() - a) for a in anchors), default=0))

@@ -133,3 +133,10 @@ def test_a_comparison_of_two_things_one_paper_names_is_answered_from_that_paper(
     draft = compose(q, reading(q, (both, "We propose OrbitNet and KelpCodec, two tricks for drag.", 0.9, False),
                                (REEF, "We study reef fish counts from video.", 0.5, False)))
     assert draft.sentences[0].paper_ids == ("p4",) and not draft.sentences[0].prefix.startswith("- ")
+
+
+def test_a_factor_leads_with_the_figure_followed_by_what_was_asked():
+    q = "By what factor does OrbitNet reduce perplexity on the test set?"
+    text = ("OrbitNet achieves a 100 times reduction in perplexity and a 4 times reduction in "
+            "cross-entropy loss on the test set.")
+    assert compose(q, reading(q, (ORBIT, text, 0.9, True))).sentences[0].prefix == "**100 times**: "
