@@ -57,6 +57,13 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
     return ""
 
 
+_URL = re.compile(r"https?://|www\.|github\.com", re.IGNORECASE)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w.lower()) for w in tokens(text) if w[0].isalpha()}
+
+
 def _following(text: str, end: int, words: int = 6) -> set[str]:
     """The stems of the few words after a figure, within its clause ("8.6 million 512 times 512
     pixel galaxy stamps": the figures between are part of the phrase, not words of it)."""
@@ -149,7 +156,7 @@ class OfflineComposer:
         lines = []
         for c in ranked:
             head = f"- {c.paper.paper.label}: "
-            c = self._scannable(c, cands, head)
+            c = self._scannable(part, c, cands, head)
             figure = self._figure(number[0], number[1], c, intent) if number is not None else None
             if figure is not None and figure.text == c.text:
                 lines.append(DraftSentence(c.text, (c.paper.paper.id,), c.score, prefix=head + figure.prefix))
@@ -159,14 +166,17 @@ class OfflineComposer:
                 lines.append(figure)
         return lines
 
-    def _scannable(self, best: Sentence, cands: Sequence[Sentence], head: str) -> Sentence:
+    def _scannable(self, part: Part, best: Sentence, cands: Sequence[Sentence], head: str) -> Sentence:
         """A list line is read at a glance: when the paper's best sentence makes it longer than
-        ``list_line_words``, its best sentence that fits, if that scores nearly as well."""
+        ``list_line_words``, its best sentence that fits, if that scores nearly as well, says
+        something the question asks about, and is no pointer ("Our code is available at ...")."""
         budget = self.settings.list_line_words - len(head.split())
         if len(best.text.split()) <= budget:
             return best
+        said = len(part.focus & _stems(best.text))
         fits = (c for c in cands if c.paper.paper.id == best.paper.paper.id and len(c.text.split()) <= budget
-                and c.score >= self.settings.second_ratio * best.score)
+                and c.score >= self.settings.second_ratio * best.score
+                and len(part.focus & _stems(c.text)) >= min(said, 1) and not _URL.search(c.text))
         return next(fits, best)
 
     def _figure(self, part: Part, cands: Sequence[Sentence], line: Sentence, intent: Intent) -> DraftSentence:

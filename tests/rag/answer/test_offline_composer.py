@@ -140,3 +140,11 @@ def test_a_factor_leads_with_the_figure_followed_by_what_was_asked():
     text = ("OrbitNet achieves a 100 times reduction in perplexity and a 4 times reduction in "
             "cross-entropy loss on the test set.")
     assert compose(q, reading(q, (ORBIT, text, 0.9, True))).sentences[0].prefix == "**100 times**: "
+
+
+def test_a_shorter_list_line_is_never_a_pointer_nor_off_the_question():
+    q = "Which papers compress survey images?"
+    pointer = (KELP, "Our code is available at https://github.com/kelp/kelpcodec online.", 0.85, False)
+    aside = (KELP, "Fleets keep growing every single year.", 0.8, False)
+    draft = compose(q, reading(q, (KELP, LONG, 0.9, False), pointer, aside, (ORBIT, "OrbitNet predicts drag.", 0.7, False)))
+    assert draft.sentences[0].text == LONG
