@@ -146,5 +146,6 @@ def test_a_shorter_list_line_is_never_a_pointer_nor_off_the_question():
     q = "Which papers compress survey images?"
     pointer = (KELP, "Our code is available at https://github.com/kelp/kelpcodec online.", 0.85, False)
     aside = (KELP, "Fleets keep growing every single year.", 0.8, False)
-    draft = compose(q, reading(q, (KELP, LONG, 0.9, False), pointer, aside, (ORBIT, "OrbitNet predicts drag.", 0.7, False)))
+    other = (ORBIT, "OrbitNet predicts drag.", 0.7, False)
+    draft = compose(q, reading(q, (KELP, LONG, 0.9, False), pointer, aside, other))
     assert draft.sentences[0].text == LONG
