@@ -8,6 +8,7 @@ its paper was retrieved. No feature names a question's words; the weights are fi
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ BASE = ("cos", "cos_gap", "bm25", "idf_coverage", "coverage", "names_said", "pap
         "method_said", "result_asked", "paper_named", "named_elsewhere")
 FEATURES = BASE + tuple(f"{k}" for k in KINDS) + tuple(f"{k}*{c}" for k in KINDS for c in CUES)
 MIN_WORDS = 5  # shorter pieces are headings or fragments, not claims
+# "It takes ...", "This method ...": a sentence that speaks of the method the one before names
+_ANAPHORA = re.compile(r"^(?:It|This\s+(?:method|approach|framework|model|strategy|technique|module|system)|"
+                       r"Our\s+(?:method|approach|framework|model)|The\s+proposed\s+\w+)\b")
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
     top_cos = float(sims.max()) if sims.size else 0.0
     said = {n.lower() for n in intent.names}
     named = {c.paper.paper.id for c in pool if is_named(c.paper, intent.names)}
+    texts = {(c.paper.paper.id, c.position): c.text for c in pool}
     rows = []
     for c, cos, bm in zip(pool, sims, bm25, strict=True):
         terms = content_terms(c.text)
@@ -127,7 +132,8 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
             "first": float(c.position == 0), "position": c.position / max(1, c.sentences - 1),
             "length": math.log1p(len(c.text.split())),
             "negation": float(any(w.lower() in NEGATIONS for w in tokens(c.text))),
-            "method_said": float(bool(method and mentions(c.text, method))),
+            "method_said": float(bool(method and (mentions(c.text, method) or (
+                _ANAPHORA.match(c.text) and mentions(texts.get((c.paper.paper.id, c.position - 1), ""), method))))),
             "result_asked": float(bool(ASKS_RESULTS.search(part.text))) * cues["result"],
             "paper_named": float(c.paper.paper.id in named),
             # the question names a retrieved paper, and this sentence is another paper's
