@@ -143,10 +143,11 @@ def test_the_first_checked_sentence_is_sent_before_the_model_has_finished(base_u
 
 def test_a_fallback_after_sentences_were_sent_replaces_the_text(library):
     """The model writes one supported sentence, then its endpoint fails: the sentence was sent,
-    and the offline answer replaces it (a Replace, then the Answer with route fallback)."""
+    and the offline answer, which leads with another sentence, replaces it (a Replace, then the
+    Answer with route fallback). (An offline answer that goes on from what was sent needs none.)"""
     class Failing(FakeChatModel):
         def stream(self, messages):  # type: ignore[no-untyped-def]
-            yield f"{FIRST} [1]. {SECOND}"
+            yield f"{SECOND} [1]. {FIRST}"
             raise LLMError("cannot connect")
 
     engine = build_engine(library.settings.model_copy(update={"llm": LLMSettings(
@@ -154,6 +155,6 @@ def test_a_fallback_after_sentences_were_sent_replaces_the_text(library):
     items = list(answer_stream(engine, QUESTION))
     final = items[-1]
     assert isinstance(final, Answer) and final.route is Route.FALLBACK and "cannot connect" in final.fallback_reason
-    assert items[0] == f"{FIRST}. [1]", "the checked sentence went out as soon as it was complete"
+    assert items[0] == f"{SECOND}. [1]", "the checked sentence went out as soon as it was complete"
     replaced = [i for i in items if isinstance(i, Replace)]
     assert len(replaced) == 1 and replaced[0].text == final.text != items[0]
