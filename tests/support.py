@@ -8,11 +8,20 @@ import json
 from pathlib import Path
 
 from rag.settings import BUNDLED_CORPUS
+from rag.types import Paper, ScoredPaper
 
 SUPREMIX_FILE = BUNDLED_CORPUS / "000_571e57f18ef84a00.txt"  # holds 000-0001, SupReMix
 MLLM_DATA_FILE = BUNDLED_CORPUS / "002_c30d0852975d4dec.txt"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"  # one library per format
 QUESTION = "What does SupReMix use as hard negatives?"  # answered by 000-0001
+
+
+
+def scored_paper(pid: str, text: str, method: str | None = None, score: float = 1.0,
+                 similarity: float = 0.6) -> ScoredPaper:
+    """A retrieved paper whose abstract is ``text``, for tests that read sentences without an index."""
+    return ScoredPaper(Paper(pid, text, text, method=method), score, similarity=similarity)
+
 
 # Methods, people and facts no eval question asks about: Mirela Okonkwo wrote three papers,
 # GlimmerMix (inv-1) is the one method with a name.

@@ -92,6 +92,15 @@ def kind_of(part: Part) -> str:
     return part.kind if part.kind in KINDS else "describe"
 
 
+def _speaks_of(c: Candidate, method: str, texts: Mapping[tuple[str, int], str]) -> bool:
+    """The sentence names the method, or opens with "It" / "This method" ... right after the
+    sentence of its abstract that does (``texts``: the pool's sentences by paper and place)."""
+    if mentions(c.text, method):
+        return True
+    before = texts.get((c.paper.paper.id, c.position - 1), "")
+    return bool(_ANAPHORA.match(c.text)) and mentions(before, method)
+
+
 def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: np.ndarray,
                   idf: Callable[[str], float]) -> np.ndarray:
     """One row of FEATURES per candidate, for one part of the question."""
@@ -132,8 +141,7 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
             "first": float(c.position == 0), "position": c.position / max(1, c.sentences - 1),
             "length": math.log1p(len(c.text.split())),
             "negation": float(any(w.lower() in NEGATIONS for w in tokens(c.text))),
-            "method_said": float(bool(method and (mentions(c.text, method) or (
-                _ANAPHORA.match(c.text) and mentions(texts.get((c.paper.paper.id, c.position - 1), ""), method))))),
+            "method_said": float(bool(method and _speaks_of(c, method, texts))),
             "result_asked": float(bool(ASKS_RESULTS.search(part.text))) * cues["result"],
             "paper_named": float(c.paper.paper.id in named),
             # the question names a retrieved paper, and this sentence is another paper's

@@ -45,6 +45,7 @@ _COMPARATIVE = re.compile(r"\b(?:bigger|larger|smaller|faster|slower|higher|lowe
 _COMPARISON = re.compile(r"\b(?:each|compare[sd]?|comparison|differ(?:s|ence|ences)?|versus|vs\.?|"
                          r"which\s+(?:one|of\s+the\s+two)|"
                          r"contrast)\b|\bboth\b.+\band\b", re.IGNORECASE)
+_EACH_OF_TWO = re.compile(r"\band\b[^?]{1,80}?\beach\b", re.IGNORECASE)  # "A and B each ..."
 _HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
                   r"\bwhat\s+(?:mechanism|technique|strategy|idea)\b|\bhow\s+(?:does|do|is|are|can)\b",
                   re.IGNORECASE)
@@ -173,9 +174,6 @@ def part_kind(text: str, whole: str) -> Kind:
     if _NAME_Q.search(text):
         return "name"
     return "describe"
-
-
-_EACH_OF_TWO = re.compile(r"\band\b[^?]{1,80}?\beach\b", re.IGNORECASE)
 
 
 def _joined(text: str, first: str, second: str) -> bool:

@@ -61,14 +61,14 @@ _URL = re.compile(r"https?://|www\.|github\.com", re.IGNORECASE)
 
 
 def _stems(text: str) -> set[str]:
-    return {stem(w.lower()) for w in tokens(text) if w[0].isalpha()}
+    return {stem(w) for w in tokens(text) if w[0].isalpha()}
 
 
 def _following(text: str, end: int, words: int = 6) -> set[str]:
     """The stems of the few words after a figure, within its clause ("8.6 million 512 times 512
     pixel galaxy stamps": the figures between are part of the phrase, not words of it)."""
     clause = re.split(r"[,;:()]|\band\b", text[end:], maxsplit=1)[0]
-    return {stem(w.lower()) for w in [w for w in tokens(clause) if w[0].isalpha()][:words]}
+    return {stem(w) for w in [w for w in tokens(clause) if w[0].isalpha()][:words]}
 
 
 class OfflineComposer:

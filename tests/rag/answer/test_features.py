@@ -6,13 +6,10 @@ import numpy as np
 
 from rag.answer.features import FEATURES, candidates, part_features
 from rag.answer.intent import parse_intent
-from rag.types import Paper, ScoredPaper
+from rag.types import ScoredPaper
+from tests.support import scored_paper
 
 METHOD_SAID = FEATURES.index("method_said")
-
-
-def paper(pid: str, text: str, method: str, score: float) -> ScoredPaper:
-    return ScoredPaper(Paper(pid, text, text, method=method), score, similarity=0.5)
 
 
 def rows(question: str, *papers: ScoredPaper) -> tuple[list[str], np.ndarray]:
@@ -25,11 +22,11 @@ def rows(question: str, *papers: ScoredPaper) -> tuple[list[str], np.ndarray]:
 def test_a_sentence_that_speaks_of_the_method_the_one_before_names_says_the_method():
     """"It takes anchor mixtures as hard negatives" after "We propose GlimmerNet ..." is about
     GlimmerNet; an "It" sentence of another paper, or one not after the method's name, is not."""
-    glimmer = paper("p1", "We propose GlimmerNet, a contrastive method for scans. "
-                          "It takes anchor mixtures as hard negative pairs. "
-                          "Results on six datasets are strong overall here.", "GlimmerNet", 1.0)
-    other = paper("p2", "Scans are hard to label at scale today. "
-                        "It takes many hours of expert work per scan.", "TideRank", 0.9)
+    glimmer = scored_paper("p1", "We propose GlimmerNet, a contrastive method for scans. "
+                                 "It takes anchor mixtures as hard negative pairs. "
+                                 "Results on six datasets are strong overall here.", "GlimmerNet")
+    other = scored_paper("p2", "Scans are hard to label at scale today. "
+                               "It takes many hours of expert work per scan.", "TideRank", 0.9)
     texts, x = rows("What does GlimmerNet use as hard negatives?", glimmer, other)
     said = dict(zip(texts, x[:, METHOD_SAID], strict=True))
     assert said["It takes anchor mixtures as hard negative pairs."] == 1.0

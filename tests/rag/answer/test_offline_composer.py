@@ -11,19 +11,16 @@ from rag.answer.model import ReaderModel
 from rag.answer.offline import OfflineComposer
 from rag.answer.reader import EVIDENCE
 from rag.settings import AnswerSettings
-from rag.types import Evidence, Paper, ScoredPaper
+from rag.types import Evidence, ScoredPaper
+from tests.support import scored_paper
 
 BLANK = ReaderModel.blank(FEATURES, EVIDENCE)
 MODEL = ReaderModel(BLANK.sentence, BLANK.answerable, {"list": 0.5, "part": 0.3})
 
 
-def scored(pid: str, text: str, method: str | None = None) -> ScoredPaper:
-    return ScoredPaper(Paper(pid, text, text, method=method), 1.0, similarity=0.6)
-
-
-ORBIT = scored("p1", "OrbitNet predicts drag. It lowers the error by 12% on three datasets.", "OrbitNet")
-KELP = scored("p2", "KelpCodec compresses survey images. It reduces storage by 40% on two archives.", "KelpCodec")
-REEF = scored("p3", "We study reef fish counts from video.", None)
+ORBIT = scored_paper("p1", "OrbitNet predicts drag. It lowers the error by 12% on three datasets.", "OrbitNet")
+KELP = scored_paper("p2", "KelpCodec compresses survey images. It reduces storage by 40% on two archives.", "KelpCodec")
+REEF = scored_paper("p3", "We study reef fish counts from video.", None)
 
 
 def reading(question: str, *sentences: tuple[ScoredPaper, str, float, bool], reason: str = "") -> Reading:
@@ -128,7 +125,7 @@ def test_a_list_line_shows_a_shorter_sentence_of_its_paper_when_the_best_is_too_
 def test_a_comparison_of_two_things_one_paper_names_is_answered_from_that_paper():
     """"OrbitNet and KelpCodec" both named by one abstract (and neither the name of another
     paper) is one paper's question: its own sentence leads, not a side from an unrelated paper."""
-    both = scored("p4", "We propose OrbitNet and KelpCodec, two tricks for drag.", None)
+    both = scored_paper("p4", "We propose OrbitNet and KelpCodec, two tricks for drag.", None)
     q = "How do OrbitNet and KelpCodec each cut drag?"
     draft = compose(q, reading(q, (both, "We propose OrbitNet and KelpCodec, two tricks for drag.", 0.9, False),
                                (REEF, "We study reef fish counts from video.", 0.5, False)))
