@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 
+from rag.text.names import method_name, spelled_out
 from rag.types import Paper
 
-SCHEMA_VERSION = 3  # 3: chunks carry their paper's title, a second (weighted) keyword column
+SCHEMA_VERSION = 4  # 3: chunks carry their paper's title, a second (weighted) keyword column;
+#                    4: a method spelled out before its short name is known by the short name
 BATCH = 500
 
 SCHEMA = """
@@ -68,6 +71,23 @@ MIGRATE_2_TO_3 = (
     *KEYWORD_INDEX_STATEMENTS,
     "INSERT INTO chunk_fts (chunk_fts) VALUES ('rebuild')",
 )
+
+
+def rename_methods(db: sqlite3.Connection) -> int:
+    """Version 3 -> 4, in place: a paper whose method was read as the first word of a name the
+    abstract spells out ("Entropy-Based" of "Entropy-Based Adaptive Weighting for Self-Training
+    (EAST)") is known by the short name, in its record and its column. Only such papers change
+    (a merged record may carry its duplicate's name). Returns how many changed."""
+    changed = 0
+    for pid, record in db.execute("SELECT id, record FROM papers WHERE method IS NOT NULL").fetchall():
+        data = json.loads(record)
+        old, found = data.get("method"), method_name(data["text"])
+        if old and found and found != old and spelled_out(data["text"], old) == found:
+            data["method"] = found
+            db.execute("UPDATE papers SET record = ?, method = ? WHERE id = ?",
+                       (json.dumps(data, ensure_ascii=False), found, pid))
+            changed += 1
+    return changed
 
 
 def dump_paper(paper: Paper) -> str:

@@ -90,11 +90,30 @@ def _looks_like_a_name(token: str) -> bool:
     return is_name(token) and (len(token) >= 3 or any(c.isdigit() for c in token))
 
 
+# "Entropy-Based Adaptive Weighting for Self-Training (EAST)": a matched name that only opens a
+# longer capitalised phrase is the phrase's first word; the short name follows it in brackets
+_SPELLED_OUT = re.compile(r"(?:[\s\-]+(?:[A-Z][\w\-]*|for|of|and|with|to|in|on|via|the|a|an)){1,12}?"
+                          r"\s*\(([A-Z][A-Za-z0-9\-]*)\)")
+
+
+def _short_name(text: str, end: int) -> str | None:
+    short = _SPELLED_OUT.match(text, end)
+    name = short.group(1).rstrip("-") if short else ""
+    return name if _looks_like_a_name(name) else None
+
+
+def spelled_out(text: str, name: str) -> str | None:
+    """The short name in brackets after the capitalised phrase ``name`` opens, if any."""
+    at = text.find(name)
+    return _short_name(text, at + len(name)) if at >= 0 else None
+
+
 def method_name(text: str) -> str | None:
-    """The name of the method or resource an abstract introduces, if it says so plainly."""
+    """The name of the method or resource an abstract introduces, if it says so plainly: the
+    short name where the abstract spells a name out before it ("Item-Language Model (ILM)")."""
     for pattern in _INTRO_PATTERNS:
         for match in pattern.finditer(text):
             token = match.group(1).rstrip("-")
             if _looks_like_a_name(token):
-                return token
+                return _short_name(text, match.end(1)) or token
     return None

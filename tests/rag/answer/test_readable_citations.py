@@ -142,6 +142,27 @@ def test_a_schema_2_catalogue_is_migrated_in_place_and_searches_titles(tmp_path:
     assert version == SCHEMA_VERSION and found[0] == "titled"
 
 
+def test_a_schema_3_catalogue_learns_the_short_names_of_spelled_out_methods(tmp_path: Path) -> None:
+    spelled = make_paper("east", "In this work, we propose Entropy-Based Adaptive Weighting for "
+                         "Self-Training (EAST), a strategy that weights uncertain data more.")
+    catalog = Catalog(tmp_path / "papers.sqlite")
+    catalog.save([(p, text_hash(p)) for p in (spelled, TITLED)], chunks=[])
+    catalog.db.execute("UPDATE papers SET method = 'Entropy-Based', record = json_set(record, "
+                       "'$.method', 'Entropy-Based') WHERE id = 'east'")
+    catalog.db.execute("PRAGMA user_version = 3")  # what version 3 read from this abstract
+    catalog.close()
+
+    catalog = Catalog(tmp_path / "papers.sqlite")
+    version = catalog.db.execute("PRAGMA user_version").fetchone()[0]
+    papers = catalog.get_many(["east", TITLED.id])
+    names = catalog.method_papers(["east", "entropy-based"])
+    catalog.close()
+    assert version == SCHEMA_VERSION
+    assert papers["east"].method == "EAST" and papers["east"].label.startswith("EAST")
+    assert papers[TITLED.id].method == TITLED.method
+    assert names == {"east": ["east"]}
+
+
 # --------------------------------------------------------------------------- citations
 
 

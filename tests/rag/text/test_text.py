@@ -150,6 +150,17 @@ def test_method_name_finds_the_introduced_name(text: str, name: str) -> None:
     assert method_name(text) == name
 
 
+@pytest.mark.parametrize(("text", "name"), [
+    ("In this work, we propose Entropy-Based Adaptive Weighting for Self-Training (EAST), an "
+     "adaptive weighting strategy.", "EAST"),
+    ("We introduce the Item-Language Model (ILM), which is composed of an item encoder.", "ILM"),
+    ("We propose Self-Adapting LLMs (SEAL), a framework that enables LLMs to self-adapt.", "SEAL"),
+    ("We introduce Sentence-BERT (SBERT), a modification of the pretrained BERT network.", "Sentence-BERT"),
+])
+def test_method_name_is_the_short_name_of_a_name_spelled_out_before_it(text: str, name: str) -> None:
+    assert method_name(text) == name
+
+
 def test_method_name_is_none_for_an_abstract_without_a_named_method() -> None:
     text = (
         "Graph neural networks are widely used. We study how label noise affects them and "
