@@ -25,6 +25,7 @@ from rag.settings import AnswerSettings
 from rag.text.lexicon import stem, tokens
 from rag.text.names import name_pattern
 from rag.text.numbers import number_spans, times
+from rag.text.respectively import respective
 from rag.types import Draft, DraftSentence, Evidence
 
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
@@ -34,10 +35,14 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
     """The short answer a part asks for, cut from the sentence itself (never made up)."""
     text = sentence.text
     if part.kind == "number":
-        spans = [m for m in number_spans(text, question) if part.unit != "%" or is_share(m.group(0))]
+        every = number_spans(text, question)
+        spans = [m for m in every if part.unit != "%" or is_share(m.group(0))]
         spans = [m for m in spans if part.unit != "x" or times(m.group(0))] or spans
         if not spans:
             return ""
+        placed = respective(text, every, question)  # "5.8, 3.9, and 2.1 on A, B, and C,
+        if placed and placed[1].span() in {m.span() for m in spans}:  # respectively": C's is 2.1
+            return placed[0].group(0)
         # a figure measures what follows it: "nine ... languages" (how many languages), "100 times
         # reduction in perplexity" (by what factor ... perplexity); the asked noun first
         asked = part.counted or part.focus

@@ -132,6 +132,16 @@ def test_a_comparison_of_two_things_one_paper_names_is_answered_from_that_paper(
     assert draft.sentences[0].paper_ids == ("p4",) and not draft.sentences[0].prefix.startswith("- ")
 
 
+def test_a_figure_given_respectively_leads_with_the_one_in_the_asked_things_place():
+    """"5.8, 3.9, and 2.1 percentage points" over "RETFound, UrFound, and VisionFM, respectively":
+    asked about RETFound, the answer is 5.8, though 2.1 sits next to "percentage points"."""
+    text = ("We tested OrbitNet on the retinal models RETFound, UrFound, and VisionFM, with an average "
+            "increase of 5.8, 3.9, and 2.1 percentage points over their baselines, respectively.")
+    for asked, figure in (("RETFound", "5.8"), ("UrFound", "3.9"), ("VisionFM", "2.1 percentage points")):
+        q = f"By how many percentage points does OrbitNet improve {asked} on average?"
+        assert compose(q, reading(q, (ORBIT, text, 0.9, True))).sentences[0].prefix == f"**{figure}**: "
+
+
 def test_a_factor_leads_with_the_figure_followed_by_what_was_asked():
     q = "By what factor does OrbitNet reduce perplexity on the test set?"
     text = ("OrbitNet achieves a 100 times reduction in perplexity and a 4 times reduction in "
