@@ -18,7 +18,7 @@ from rag.text.lexicon import STOPWORDS, tokens
 
 _MARK = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
 _SIGN = " +-−~≈"
-_EDGE = 3  # an item's first or last words name it; the rest is the sentence around the list
+_EDGE = 1  # an item is named by its word at the list's edge: "... the retinal FMs RETFound", "GZSL settings"
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,15 @@ class _Piece:
     start: int
     end: int
     closes: bool  # the mark after it says "and" / "or": the next piece ends an enumeration
+    serial: bool = False  # ... and with a comma (", and"): the enumeration has three items or more
 
 
 def _pieces(text: str) -> list[_Piece]:
     out, at = [], 0
     for mark in _MARK.finditer(text):
         if mark.start() > at:
-            out.append(_Piece(at, mark.start(), bool(re.search(r"\b(?:and|or)\b", mark.group(0)))))
+            closes = bool(re.search(r"\b(?:and|or)\b", mark.group(0)))
+            out.append(_Piece(at, mark.start(), closes, closes and "," in mark.group(0)))
             at = mark.end()
     out.append(_Piece(at, len(text), False))
     return out
@@ -82,7 +84,7 @@ def respective(text: str, spans: Sequence[re.Match[str]],
     for first, figures in _figure_runs(text, pieces, spans):
         n = len(figures)
         for i in range(n - 1, len(pieces)):
-            if i - n + 1 == first or not pieces[i - 1].closes \
+            if i - n + 1 == first or not pieces[i - 1].closes or (n == 2 and pieces[i - 1].serial) \
                     or any(pieces[k].closes for k in range(i - n + 1, i - 1)):
                 continue  # the figures' own enumeration, or no enumeration of n things
             items = [text[p.start:p.end] for p in pieces[i - n + 1:i + 1]]
