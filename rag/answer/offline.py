@@ -112,8 +112,10 @@ class OfflineComposer:
             decided = [cv for cv in verdicts if cv[1]]
             return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))
         if part.kind in ("number", "name"):
-            if part.kind == "number":  # a figure of a named paper is that paper's own
-                cands = [c for c in cands if is_named(c.paper, intent.names)] or cands
+            if part.kind == "number":  # a figure of a named paper is that paper's own; of named
+                # things ("CodeLlama-7B on SVAMP"), from an abstract that says them all
+                cands = [c for c in cands if is_named(c.paper, intent.names)] \
+                    or [c for c in cands if all(says(c.paper, n) for n in intent.names)] or cands
             close = [c for c in cands[: self.settings.figure_candidates] if c.holds]
             for c in close or cands[:1]:
                 if lead := lead_span(part, c, intent.question):

@@ -44,7 +44,7 @@ class Scored:
     unknown: str | None  # a capitalised word of the question no indexed chunk says
     missing: str | None  # a coined name of the question no retrieved abstract says
     topic_share: float
-    peaks: np.ndarray  # per feature of PEAKS: its best value over the candidates (weakest part)
+    peaks: np.ndarray  # per part, per feature of PEAKS: its best value over the candidates
     coverage: Mapping[str, float] = field(default_factory=dict)  # per paper: the focus its abstract says
 
 
@@ -54,22 +54,34 @@ class Reorders(Protocol):
     def apply(self, scored: Scored) -> Scored: ...
 
 
+def judged_parts(intent: Intent) -> list[int]:
+    """The parts whether the abstracts answer is judged on: all, except the "how much" parts of
+    a list question, which each listed paper answers on its own line or says it gives none."""
+    if not intent.lists_papers:
+        return list(range(len(intent.parts)))
+    return [i for i, p in enumerate(intent.parts) if i == 0 or p.kind != "number"]
+
+
 def evidence_features(scored: Scored) -> np.ndarray:
-    """One row of EVIDENCE: how well the best sentences answer, and what is absent."""
-    best = [float(p.max()) if p.size else 0.0 for p in scored.probabilities]
-    held = [float(p[h].max()) if h.any() else 0.0
-            for p, h in zip(scored.probabilities, scored.holding, strict=True)]
-    second = [float(np.sort(p)[-2]) if p.size > 1 else 0.0 for p in scored.probabilities]
+    """One row of EVIDENCE: how well the best sentences answer (the weakest judged part), and
+    what is absent."""
+    judged = judged_parts(scored.intent)
+    probabilities = [scored.probabilities[i] for i in judged]
+    holding = [scored.holding[i] for i in judged]
+    best = [float(p.max()) if p.size else 0.0 for p in probabilities]
+    held = [float(p[h].max()) if h.any() else 0.0 for p, h in zip(probabilities, holding, strict=True)]
+    second = [float(np.sort(p)[-2]) if p.size > 1 else 0.0 for p in probabilities]
     sims = [c.paper.similarity for c in scored.pool] or [0.0]
     intent = scored.intent
     said = (sum(any(says(c.paper, n) for c in scored.pool) for n in intent.names) / len(intent.names)
             if intent.names else 1.0)
     kinds = {kind_of(p) for p in intent.parts}
-    unheld = any(p.kind == "number" and not h.any() for p, h in zip(intent.parts, scored.holding, strict=True))
+    unheld = any(intent.parts[i].kind == "number" and not h.any() for i, h in zip(judged, holding, strict=True))
+    peaks = scored.peaks[judged].min(axis=0)
     row = [min(best, default=0.0), min(held, default=0.0), min(second, default=0.0), max(sims),
            max(sims) - min(sims), scored.topic_share, float(scored.unknown is not None),
            float(scored.missing is not None), said, float(len(intent.parts)), float(unheld)]
-    return np.array(row + list(scored.peaks) + [float(k in kinds) for k in KINDS])
+    return np.array(row + list(peaks) + [float(k in kinds) for k in KINDS])
 
 
 def of_the_asked_variant(scored: Scored) -> Scored:
@@ -143,14 +155,14 @@ class FittedReader:
         if not pool:
             empty = tuple(np.zeros(0) for _ in intent.parts)
             return Scored(intent, (), empty, tuple(np.zeros(0, bool) for _ in intent.parts), unknown,
-                          missing, share, np.zeros(len(PEAKS)), coverage)
+                          missing, share, np.zeros((len(intent.parts), len(PEAKS))), coverage)
         probabilities, holding, peaks = [], [], []
         for rows in self.feature_rows(intent, pool):
             probabilities.append(self.model.sentence.probability(rows))
             holding.append(rows[:, FEATURES.index("holds")] > 0.5)
             peaks.append([rows[:, FEATURES.index(f)].max() for f in PEAKS])
         return Scored(intent, tuple(pool), tuple(probabilities), tuple(holding), unknown, missing, share,
-                      np.array(peaks).min(axis=0), coverage)
+                      np.array(peaks), coverage)
 
     def feature_rows(self, intent: Intent, pool: Sequence[Candidate]) -> list[np.ndarray]:
         """Per part of the question, one row of FEATURES per candidate (scoring and training
@@ -217,7 +229,8 @@ class FittedReader:
     def _why(scored: Scored) -> str:
         if scored.missing or scored.unknown:
             return f"none of the indexed abstracts mentions {scored.missing or scored.unknown}"
-        for part, held in zip(scored.intent.parts, scored.holding, strict=True):
+        for i in judged_parts(scored.intent):
+            part, held = scored.intent.parts[i], scored.holding[i]
             if part.kind == "number" and not held.any():
                 asked = part.text.removeprefix("and ").strip(" ?.")
                 return f"the closest abstracts give no figure for: {asked}"

@@ -57,6 +57,17 @@ def test_nothing_is_written_when_the_reader_says_the_abstracts_do_not_answer():
     assert draft.abstained and draft.sentences == () and "no figure" in draft.reason
 
 
+def test_a_figure_about_named_things_comes_from_an_abstract_that_says_them():
+    """"What accuracy did QuillCoder-7B reach on SVAMPX?" names a model and a benchmark but no
+    paper's own method: a higher-scoring figure from an abstract that says neither is another
+    experiment's."""
+    other = scored_paper("p5", "Distilling ViT-L into ViT-B, our method achieves 84.0% top-1 accuracy.", None)
+    own = scored_paper("p6", "Notably, QuillCoder-7B reaches 85.5% accuracy on the SVAMPX benchmark.", None)
+    q = "What accuracy did QuillCoder-7B reach on SVAMPX?"
+    draft = compose(q, reading(q, (other, other.paper.text, 0.95, True), (own, own.paper.text, 0.9, True)))
+    assert draft.sentences[0].prefix == "**85.5%**: " and draft.sentences[0].paper_ids == ("p6",)
+
+
 def test_a_figure_of_a_named_paper_is_never_borrowed_from_another():
     """KelpCodec's sentence scores higher and holds a share, but the question asks OrbitNet's: the
     lead figure is OrbitNet's own, from its own sentence."""

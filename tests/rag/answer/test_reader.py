@@ -6,6 +6,7 @@ abstract gives none; a plain English contrast is not read as a denial; the weigh
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -119,7 +120,8 @@ def _scored_pool(question: str, held: list[bool]):  # type: ignore[no-untyped-de
             Candidate(kelp, "KelpCodec has 40M parameters.", 0, 1, 2))
     intent = parse_intent(question)
     return Scored(intent, pool, tuple(np.array([0.5, 0.9]) for _ in intent.parts),
-                  tuple(np.array(held) for _ in intent.parts), None, None, 1.0, np.zeros(5))
+                  tuple(np.array(held) for _ in intent.parts), None, None, 1.0,
+                  np.zeros((len(intent.parts), 5)))
 
 
 def test_a_figure_asked_of_a_named_paper_that_gives_none_is_declined_and_says_whose():
@@ -134,6 +136,23 @@ def test_a_named_paper_that_gives_the_figure_or_no_name_is_not_declined_for_it()
 
     assert figure_not_given(_scored_pool("How many parameters does OrbitNet have?", [True, True])) == ""
     assert figure_not_given(_scored_pool("How many parameters does the drag model have?", [False, True])) == ""
+
+
+def test_a_list_question_is_judged_on_its_papers_not_on_the_figure_each_line_gives_or_lacks():
+    """"Which papers ..., and how much do they save?": each listed paper gives its figure or says
+    it gives none, so no figure anywhere is no reason to decline the list; a one-paper question
+    asking for a figure nobody gives still counts it."""
+    from rag.answer.reader import EVIDENCE, evidence_features
+
+    listed = _scored_pool("Which papers predict drag, and how much do they save?", [False, False])
+    listed = replace(listed, probabilities=(np.array([0.5, 0.9]), np.array([0.1, 0.2])))
+    row = dict(zip(EVIDENCE, evidence_features(listed), strict=True))
+    assert listed.intent.lists_papers and len(listed.intent.parts) == 2
+    assert row["best"] == 0.9 and row["figure_unheld"] == 0.0
+    single = _scored_pool("What does OrbitNet predict, and how much does it save?", [False, False])
+    single = replace(single, probabilities=(np.array([0.5, 0.9]), np.array([0.1, 0.2])))
+    row = dict(zip(EVIDENCE, evidence_features(single), strict=True))
+    assert row["best"] == 0.2 and row["figure_unheld"] == 1.0
 
 
 def test_a_figure_that_names_the_variant_must_be_in_the_abstract_that_answers():
