@@ -112,11 +112,16 @@ def _counted(text: str) -> list[str]:
     many = _HOW_MANY.search(text)
     if not many:
         return []
-    words = many.group(1).split()
-    end = next((i for i, w in enumerate(words) if w.lower() in STOPWORDS or w.lower() in _VERBS),
-               len(words))
+    found = many.group(1).split()
+    # "how many new recipes", "how many more layers": the phrase starts at its first content word
+    words = found[next((i for i, w in enumerate(found) if not _stop(w)), 0):]
+    end = next((i for i, w in enumerate(words) if _stop(w)), len(words))
     plural = next((i + 1 for i, w in enumerate(words[:end]) if _plural(w)), end)
     return [stem(w) for w in (words[:min(end, plural)] or words[:1])]
+
+
+def _stop(word: str) -> bool:
+    return word.lower() in STOPWORDS or word.lower() in _VERBS
 
 
 def _plural(word: str) -> bool:

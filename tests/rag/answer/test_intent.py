@@ -47,6 +47,8 @@ def test_two_questions_in_one_message_are_two_parts():
     ("How many GPUs was GlimmerNet trained on?", "gpus", {"gpus"}),
     ("How many hours of audio were used?", "hour", {"hour"}),
     ("How many galaxy images was it pretrained on?", "image", {"galaxy", "image"}),
+    ("How many new recipes does it introduce?", "recipe", {"recipe"}),  # not "new"
+    ("How many more layers does the student keep?", "layer", {"layer"}),
     ("What percentage of calls are found?", "%", set()),
     ("What speed-up does it reach?", "x", set()),
 ])
