@@ -6,7 +6,9 @@ nearest the question's words.
 The sentence is cut at its enumeration marks (", ", ", and ", " and "); an enumeration is a run
 of pieces that ends at an "and" (or "or"). The figures' enumeration has a figure at each joint
 ("5.8, 3.9, and 2.1 ..."); an enumeration of as many other things is the one whose places they
-fill. The question picks a place when exactly one item shares the most words with it."""
+fill (", and" closes a list of three or more, so "ImageNet, and MSCOCO" is no pair). An item is
+named by its word at the list's edge ("... on the retinal FMs RETFound", "GZSL settings"), and
+the question picks a place when exactly one item's name is among its words."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from rag.text.lexicon import STOPWORDS, tokens
 
 _MARK = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
 _SIGN = " +-−~≈"
-_EDGE = 1  # an item is named by its word at the list's edge: "... the retinal FMs RETFound", "GZSL settings"
+_EDGE = 1  # words at an item's outer edge that name it
 
 
 @dataclass(frozen=True)
