@@ -9,7 +9,11 @@ put in that order. Both ``k`` and ``weight`` are fitted on dev, out of fold, by
 
 Only the order changes: the ``k`` probabilities are handed out again in the new order, so whether
 the abstracts answer (the gate, fitted on the reader's probabilities) and which papers a list
-names are decided before, and exactly as, without it."""
+names are decided before, and exactly as, without it. The cross-encoder reads no names, so when
+the question names a paper, that paper's sentences among the ``k`` and the others are reordered
+each among themselves: the places the reader gave the named paper stay its own ("What results
+does CompFuser report?" is never led by another paper's results sentence). ``eval.fit_rerank``
+fitted ``k`` and ``weight`` without this grouping."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from rag.answer.cross_encoder import HEADS, CrossEncoder
+from rag.answer.features import is_named
 from rag.answer.reader import Scored
 
 
@@ -73,6 +78,12 @@ class Reranker:
             texts = [scored.pool[i].text for i in top]
             cross = self.encoder.logits(asked(intent.question, part.text, len(intent.parts)), texts)
             new = probs.copy()
-            new[top] = reorder(probs[top], cross[:, HEADS.index("answers")], self.weight)
+            # the sentences of a paper the question names, and the others, are each reordered
+            # among themselves: the cross-encoder reads no names, the reader's place for them stays
+            named = np.array([is_named(scored.pool[i].paper, intent.names) for i in top], dtype=bool)
+            for group in (top[named], top[~named]):
+                if group.size:
+                    new[group] = reorder(probs[group], cross[np.isin(top, group), HEADS.index("answers")],
+                                         self.weight)
             parts.append(new)
         return replace(scored, probabilities=tuple(parts))

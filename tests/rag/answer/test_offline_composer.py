@@ -68,6 +68,15 @@ def test_a_figure_about_named_things_comes_from_an_abstract_that_says_them():
     assert draft.sentences[0].prefix == "**85.5%**: " and draft.sentences[0].paper_ids == ("p6",)
 
 
+def test_what_a_named_method_does_is_read_from_its_own_abstract():
+    """"What does OrbitNet do?" leads with OrbitNet's sentence even when another paper's scores
+    higher (its abstract is dissimilar to so short a question)."""
+    q = "What does OrbitNet do?"
+    draft = compose(q, reading(q, (KELP, "KelpCodec compresses survey images.", 0.4, True),
+                               (ORBIT, "OrbitNet predicts drag.", 0.3, True)))
+    assert draft.sentences[0].paper_ids == ("p1",)
+
+
 def test_a_figure_of_a_named_paper_is_never_borrowed_from_another():
     """KelpCodec's sentence scores higher and holds a share, but the question asks OrbitNet's: the
     lead figure is OrbitNet's own, from its own sentence."""

@@ -41,6 +41,29 @@ def test_reordering_hands_the_same_probabilities_out_in_the_cross_encoders_order
     assert sorted(moved) == sorted(probabilities)
 
 
+def test_another_papers_sentence_is_never_moved_above_the_named_papers():
+    """"What results does CompFuser report?": the cross-encoder reads no names, so it may prefer
+    another paper's results sentence; it reorders the named paper's sentences among themselves
+    and the others among themselves, and the named paper keeps the lead the reader gave it."""
+    from rag.answer.features import Candidate
+    from rag.answer.intent import parse_intent
+    from rag.answer.reader import Scored
+    from tests.support import scored_paper
+
+    own = scored_paper("p1", "CompFuser decodes objects in steps. CompFuser beats baselines.", "CompFuser")
+    other = scored_paper("p2", "Experimental results from three cities favour UrbanLLaVA.", "UrbanLLaVA")
+    pool = (Candidate(own, "CompFuser decodes objects in steps.", 0, 2, 1),
+            Candidate(own, "CompFuser beats baselines.", 1, 2, 1),
+            Candidate(other, "Experimental results from three cities favour UrbanLLaVA.", 0, 1, 2))
+    intent = parse_intent("What results does CompFuser report?")
+    scored = Scored(intent, pool, (np.array([0.6, 0.55, 0.5]),), (np.ones(3, dtype=bool),), None, None, 1.0,
+                    np.zeros((1, 5)))
+    results = Reranker(Prefers("results"), k=3, weight=5.0).apply(scored).probabilities[0]
+    beats = Reranker(Prefers("beats"), k=3, weight=5.0).apply(scored).probabilities[0]
+    assert results.tolist() == [0.6, 0.55, 0.5]  # the other paper's sentence stays below
+    assert beats.tolist() == [0.55, 0.6, 0.5]  # within the named paper, the cross-encoder decides
+
+
 def test_the_sentence_the_cross_encoder_prefers_leads_the_answer(engine):  # noqa: F811
     question = "How much does QuillKV reduce KV cache memory?"
     before = answer(engine, question)
