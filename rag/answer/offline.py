@@ -111,7 +111,8 @@ class OfflineComposer:
                         for c in cands[: self.settings.yes_no_candidates]]
             decided = [cv for cv in verdicts if cv[1]]
             return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))
-        if part.kind in ("describe", "how"):  # "What does X do?", "How does X ...?": X's own abstract
+        if part.kind in ("describe", "how", "name"):  # "What does X do?", "How does X ...?", "What
+            # problem does X address?": X's own abstract (another's holds names X's does not)
             cands = [c for c in cands if is_named(c.paper, intent.names)] or cands
         if part.kind in ("number", "name"):
             if part.kind == "number":  # a figure of a named paper is that paper's own; of named

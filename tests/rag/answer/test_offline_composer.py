@@ -77,6 +77,15 @@ def test_what_a_named_method_does_is_read_from_its_own_abstract():
     assert draft.sentences[0].paper_ids == ("p1",)
 
 
+def test_what_a_named_method_addresses_is_not_another_papers_name():
+    """"What problem does OrbitNet address?" asks what OrbitNet's abstract says, not for a name:
+    another paper's sentence with a name the question does not say is no answer to it."""
+    q = "What problem does OrbitNet address?"
+    draft = compose(q, reading(q, (KELP, "To fix this, we propose KelpCodec for survey images.", 0.5, True),
+                               (ORBIT, "OrbitNet predicts drag.", 0.4, False)))
+    assert draft.sentences[0].paper_ids == ("p1",) and "KelpCodec" not in draft.sentences[0].prefix
+
+
 def test_a_figure_of_a_named_paper_is_never_borrowed_from_another():
     """KelpCodec's sentence scores higher and holds a share, but the question asks OrbitNet's: the
     lead figure is OrbitNet's own, from its own sentence."""
