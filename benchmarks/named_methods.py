@@ -7,7 +7,8 @@ abstract mentions is asked about twice, offline and in process:
 - "What does X do?": right when the answer's first cited paper is X's own;
 - "What results does X report?": right when the first cited paper is X's own, and never led by
   another paper's figure (a bold lead span cited to someone else);
-- "What problem does X address?" (read as asking for a name) and "How does X work?": the same.
+- "What problem does X address?" (read as asking for a name), "How does X work?" and "What are
+  the main findings of X?": the same.
 An abstention counts as wrong for the first (X's paper is in the index and says what it does) and
 is reported apart for the second. The same is then measured on an invented library of short,
 titled abstracts (one-sentence abstracts included) whose coined names exist nowhere else."""
@@ -31,7 +32,7 @@ from rag.text.names import method_name, name_pattern
 from rag.types import Answer
 
 TEMPLATES = ("What does {} do?", "What results does {} report?", "What problem does {} address?",
-             "How does {} work?")
+             "How does {} work?", "What are the main findings of {}?")
 BOLD = re.compile(r"^\s*\*\*[^*]+\*\*:")
 
 

@@ -67,6 +67,14 @@ def test_focus_terms_leave_out_names_and_generic_words():
     assert intent.parts[0].focus == {"legal", "search"}
 
 
+@pytest.mark.parametrize("question", ["What are the main findings of TideRank?",
+                                      "What does TideRank conclude?", "What are TideRank's key takeaways?"])
+def test_asking_for_findings_asks_about_the_named_paper_only(question):
+    """Like "What does TideRank do?": the words of the frame ("findings", "conclude") are no topic
+    an abstract must say, or the gate reads them as something the abstract does not answer."""
+    assert parse_intent(question).parts[0].focus == set()
+
+
 def test_an_author_question_is_metadata_and_names_the_author():
     intent = parse_intent("Show me papers by Grace Hopper")
     assert intent.kind == "metadata" and intent.author == "Grace Hopper"
