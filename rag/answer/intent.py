@@ -200,7 +200,9 @@ def split_parts(question: str) -> list[str]:
 
 def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
     kind = part_kind(text, question)
-    focus = frozenset(focus_terms(text) - {n.lower() for n in said})
+    focus = frozenset(focus_terms(text) - {n.lower() for n in said} - {stem(n) for n in said})
+    if kind == "how" and said and not focus:  # "How does X work?" asks nothing but what X does
+        kind = "describe"
     if kind == "comparison" and _COMPARATIVE.search(text):  # "which is bigger": each side's figure
         return Part(text, kind, focus, "figure")
     if kind != "number":

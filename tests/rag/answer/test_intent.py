@@ -75,6 +75,14 @@ def test_asking_for_findings_asks_about_the_named_paper_only(question):
     assert parse_intent(question).parts[0].focus == set()
 
 
+def test_how_a_named_method_works_asks_what_it_does():
+    """"How does Air-Decoding work?" asks nothing but what the named method does (its name's
+    stem, "air-decod", is no focus word either); "How does it reduce memory?" still asks how."""
+    works = parse_intent("How does Air-Decoding work?").parts[0]
+    assert (works.kind, works.focus) == ("describe", frozenset())
+    assert parse_intent("How does Air-Decoding reduce memory?").parts[0].kind == "how"
+
+
 def test_an_author_question_is_metadata_and_names_the_author():
     intent = parse_intent("Show me papers by Grace Hopper")
     assert intent.kind == "metadata" and intent.author == "Grace Hopper"
