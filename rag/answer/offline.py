@@ -111,14 +111,13 @@ class OfflineComposer:
                         for c in cands[: self.settings.yes_no_candidates]]
             decided = [cv for cv in verdicts if cv[1]]
             return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))
-        if part.kind in ("describe", "how", "name"):  # "What does X do?", "How does X ...?", "What
-            # problem does X address?": X's own abstract (another's holds names X's does not)
-            cands = [c for c in cands if is_named(c.paper, intent.names)] or cands
+        if part.kind in ("describe", "how", "name", "number"):  # "What does X do?", "How does X
+            # ...?", "What problem does X address?", X's figure: X's own abstract answers
+            named = [c for c in cands if is_named(c.paper, intent.names)]
+            if not named and part.kind == "number":  # a figure of named things ("CodeLlama-7B on
+                named = [c for c in cands if all(says(c.paper, n) for n in intent.names)]  # SVAMP")
+            cands = named or cands
         if part.kind in ("number", "name"):
-            if part.kind == "number":  # a figure of a named paper is that paper's own; of named
-                # things ("CodeLlama-7B on SVAMP"), from an abstract that says them all
-                cands = [c for c in cands if is_named(c.paper, intent.names)] \
-                    or [c for c in cands if all(says(c.paper, n) for n in intent.names)] or cands
             close = [c for c in cands[: self.settings.figure_candidates] if c.holds]
             for c in close or cands[:1]:
                 if lead := lead_span(part, c, intent.question):

@@ -81,9 +81,8 @@ class Reranker:
             # the sentences of a paper the question names, and the others, are each reordered
             # among themselves: the cross-encoder reads no names, the reader's place for them stays
             named = np.array([is_named(scored.pool[i].paper, intent.names) for i in top], dtype=bool)
-            for group in (top[named], top[~named]):
-                if group.size:
-                    new[group] = reorder(probs[group], cross[np.isin(top, group), HEADS.index("answers")],
-                                         self.weight)
+            for group in (named, ~named):
+                if group.any():
+                    new[top[group]] = reorder(probs[top[group]], cross[group, HEADS.index("answers")], self.weight)
             parts.append(new)
         return replace(scored, probabilities=tuple(parts))

@@ -78,7 +78,8 @@ class Catalog(CatalogWriter):
                 for statement in MIGRATE_2_TO_3:
                     self.db.execute(statement)
             if version in (2, 3):
-                rename_methods(self.db)
+                if renamed := rename_methods(self.db):
+                    log.info("catalogue %s: %d papers now go by their method's short name", self.path, renamed)
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.execute("COMMIT")
         except sqlite3.DatabaseError:

@@ -47,7 +47,8 @@ def _figure_runs(text: str, pieces: Sequence[_Piece],
     """Each enumeration of figures, with the index of its first piece: the first piece ends with
     a figure, the middle ones are a figure and nothing else, the last begins with one."""
     def at_start(piece: _Piece) -> re.Match[str] | None:
-        lead = piece.start + len(text[piece.start:piece.end]) - len(text[piece.start:piece.end].lstrip(_SIGN))
+        chunk = text[piece.start:piece.end]
+        lead = piece.start + len(chunk) - len(chunk.lstrip(_SIGN))
         return next((m for m in spans if m.start() == lead), None)
 
     def at_end(piece: _Piece) -> re.Match[str] | None:
