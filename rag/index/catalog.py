@@ -78,8 +78,7 @@ class Catalog(CatalogWriter):
                 for statement in MIGRATE_2_TO_3:
                     self.db.execute(statement)
             if version in (2, 3):
-                if renamed := rename_methods(self.db):
-                    log.info("catalogue %s: %d papers now go by their method's short name", self.path, renamed)
+                log.info("catalogue %s: %d methods renamed to short names", self.path, rename_methods(self.db))
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.execute("COMMIT")
         except sqlite3.DatabaseError:
