@@ -3,18 +3,24 @@
 words after it in its own clause,
 a state word ("frozen", "fixed", "unchanged") denies its whole clause, and an "X-free" compound
 denies X. "Instead of prompting, GlimmerNet fine-tunes the encoder" therefore affirms that it
-fine-tunes the encoder: "instead" governs "prompting", not the clause after the comma."""
+fine-tunes the encoder: "instead" governs "prompting", not the clause after the comma. "Not only X
+but also Y" says X. What the question denies too agrees ("trained with no natural videos?" over
+"without natural videos" is a yes). A sentence that says the opposite of a word the question asks
+and does not say that word ("large datasets?" over "on small datasets"; WordNet's antonyms, in
+``rag.text.antonyms``) answers "No"."""
 
 from __future__ import annotations
 
 import re
 
 from rag.answer.intent import Part
+from rag.text.antonyms import contrasted
 from rag.text.lexicon import STOPWORDS, stem, tokens
 from rag.text.numbers import counts_differ
 from rag.text.vocab import DENIALS, MINIMISERS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
+QUANTITIES = frozenset("more less many few fewer much".split())  # stop words read for their opposite
 _NEGATED_ASK = re.compile(r"^\s*(?:isn't|aren't|doesn't|don't|didn't|can't|cannot|wasn't|weren't|"
                           r"won't|wouldn't|shouldn't|hasn't|haven't)\b|^\s*\w+\s+not\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s")
@@ -30,7 +36,9 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
             denied |= {stem(w) for w in words}
             continue
         left = 0
-        for w in words:
+        for i, w in enumerate(words):
+            if w == "not" and words[i + 1: i + 2] in (["only"], ["just"], ["merely"], ["simply"]):
+                continue  # "not only X but also Y" says X
             if w.endswith("-free") and w not in asked:
                 denied.add(stem(w.removesuffix("-free")))
             elif (w in NEGATIONS or w in DENIALS or w in MINIMISERS) and w not in asked:
@@ -54,5 +62,8 @@ def yes_or_no(part: Part, sentence: str, coverage: float = 0.5) -> str:
     if counts_differ(part.text, sentence):  # a false premise: "a single dataset" where it says six
         return "No"
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
-    negated = bool(hits & denied_terms(sentence, asked))
-    return "No" if negated != bool(_NEGATED_ASK.match(part.text)) else "Yes"
+    # what both deny agrees: "with no natural videos" asked, "without natural videos" said
+    negated = bool(hits & (denied_terms(sentence, asked) - denied_terms(part.text, set())))
+    said = [w.lower() for w in tokens(sentence) if w[0].isalpha()]
+    contrast = bool(contrasted(*([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, said))))
+    return "No" if (negated or contrast) != bool(_NEGATED_ASK.match(part.text)) else "Yes"

@@ -60,3 +60,32 @@ def test_figures_with_a_scale_or_a_share_are_read_by_value_with_their_spelling()
 ])
 def test_a_minimiser_all_but_denies_what_it_governs(question, sentence, expected):
     assert verdict(question, sentence) == expected
+
+
+@pytest.mark.parametrize(("question", "sentence", "expected"), [
+    ("Does CLIP-Refine need many epochs of training on large image-text datasets?",
+     "CLIP-Refine aligns the feature space with 1 epoch training on small image-text datasets.", "No"),
+    ("Is the R3 reward computed externally?",
+     "The R3 reward is computed internally by the model being optimized.", "No"),
+    ("Does adding parse trees give higher perplexity?",
+     "When parse trees are provided as training signals, the model achieves lower perplexity.", "No"),
+    ("Does CLIP-Refine train on small image-text datasets?",  # the sentence says the asked word
+     "CLIP-Refine trains on small image-text datasets rather than large ones.", "Yes"),
+    ("Do we find that CLIP-Refine closes the modality gap?",  # "find"/"lose" is no contrast: a frame word
+     "We find that CLIP-Refine does close the modality gap, and lose nothing.", "Yes"),
+])
+def test_a_sentence_saying_the_opposite_of_an_asked_word_answers_no(question, sentence, expected):
+    assert verdict(question, sentence) == expected
+
+
+def test_what_the_question_itself_denies_agrees_with_the_same_denial():
+    sentence = "Useful video representations are learned from synthetic videos, without any natural videos."
+    assert verdict("Can video models trained with no natural videos learn useful representations?", sentence) == "Yes"
+    assert verdict("Are useful video representations learned from natural videos?", sentence) == "No"
+
+
+def test_not_only_affirms_what_follows_it():
+    sentence = "The framework not only makes effective predictions but also generates explanations."
+    assert verdict("Does the framework make effective predictions?", sentence) == "Yes"
+    assert verdict("Does the framework make effective predictions?",
+                   "The framework does not make effective predictions.") == "No"
