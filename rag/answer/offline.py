@@ -22,6 +22,7 @@ from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
 from rag.answer.verdict import yes_or_no
 from rag.settings import AnswerSettings
+from rag.text.abbreviations import spelled_out
 from rag.text.lexicon import stem, tokens
 from rag.text.names import name_pattern
 from rag.text.numbers import number_spans, times
@@ -58,7 +59,7 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
             return method
         return ""
     if part.kind == "yes_no":
-        return yes_or_no(part, text, coverage)
+        return yes_or_no(part, text, coverage, spelled_out(text, sentence.paper.paper.abstract))
     return ""
 
 
@@ -107,7 +108,7 @@ class OfflineComposer:
         """The best sentence for a part and its lead span. A figure or name part prefers a
         sentence that holds one among the closest few; a yes/no part the first that decides."""
         if part.kind == "yes_no":  # a denial among the best few is the more telling evidence
-            verdicts = [(c, yes_or_no(part, c.text, self.settings.yes_no_coverage))
+            verdicts = [(c, lead_span(part, c, intent.question, self.settings.yes_no_coverage))
                         for c in cands[: self.settings.yes_no_candidates]]
             decided = [cv for cv in verdicts if cv[1]]
             return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))

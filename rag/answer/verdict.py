@@ -51,19 +51,27 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
     return denied
 
 
-def yes_or_no(part: Part, sentence: str, coverage: float = 0.5) -> str:
+def _root(stemmed: str) -> str:
+    """A stem without its final "e", so that "improve" meets "improving" ("improv")."""
+    return stemmed[:-1] if stemmed.endswith("e") and len(stemmed) > 4 else stemmed
+
+
+def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "") -> str:
     """"Yes" when the sentence says what the question asks about, "No" when it negates or
     denies it or counts the asked thing otherwise, "" when it covers less than ``coverage`` of
-    the question's focus."""
-    words = {stem(w.removesuffix("-free")) for w in tokens(sentence) if w[0].isalpha()}
-    hits = part.focus & words
-    if not part.focus or len(hits) < coverage * len(part.focus):
+    the question's focus. ``spelled`` holds the long forms of the short forms the sentence uses
+    ("Reasoning Reflection Reward" for "R3"), which it says too."""
+    words = {_root(stem(w.removesuffix("-free"))) for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()}
+    focus = {_root(f) for f in part.focus}
+    hits = focus & words
+    if not focus or len(hits) < coverage * len(focus):
         return ""
     if counts_differ(part.text, sentence):  # a false premise: "a single dataset" where it says six
         return "No"
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said
-    negated = bool(hits & (denied_terms(sentence, asked) - denied_terms(part.text, set())))
-    said = [w.lower() for w in tokens(sentence) if w[0].isalpha()]
+    denied = {_root(d) for d in denied_terms(sentence, asked) - denied_terms(part.text, set())}
+    negated = bool(hits & denied)
+    said = [w.lower() for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()]
     contrast = bool(contrasted(*([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, said))))
     return "No" if (negated or contrast) != bool(_NEGATED_ASK.match(part.text)) else "Yes"

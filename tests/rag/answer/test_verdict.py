@@ -89,3 +89,12 @@ def test_not_only_affirms_what_follows_it():
     assert verdict("Does the framework make effective predictions?", sentence) == "Yes"
     assert verdict("Does the framework make effective predictions?",
                    "The framework does not make effective predictions.") == "No"
+
+
+def test_a_sentence_covers_what_its_short_forms_stand_for_and_a_verb_in_any_form():
+    question = "Is the Reasoning Reflection Reward produced by an external reward model?"
+    sentence = "R3 is computed internally using the same model being optimized."
+    assert verdict(question, sentence) == ""  # too little of the question is said
+    assert yes_or_no(parse_intent(question).parts[0], sentence, 0.5, "Reasoning Reflection Reward") == "No"
+    part = parse_intent("Did improving tokenizers matter downstream?").parts[0]  # "improving" meets "improve"
+    assert yes_or_no(part, "We improve tokenizers, with negligible downstream gains.", 0.75) == "No"
