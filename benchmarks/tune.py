@@ -34,6 +34,7 @@ from rag.engine import Engine, build_engine, with_reader  # noqa: E402
 GRID: dict[str, tuple[float, ...]] = {  # how the answer is laid out; the reader itself is fitted
     "yes_no_coverage": (0.15, 0.25, 0.34, 0.5),          # by `rag train-reader` (its own thresholds)
     "yes_no_candidates": (1, 3, 5, 8),
+    "yes_no_contrast_candidates": (1, 2, 3, 5),
     "figure_candidates": (1, 2, 3, 5),
     "max_sentences": (3, 4, 5),
     "answer_sentences": (1, 2, 3, 4),

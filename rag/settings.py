@@ -111,6 +111,9 @@ class AnswerSettings(Group):
         "focus terms to answer it yes or no")
     yes_no_candidates: int = Field(5, ge=1, le=20, description="fixed: the best sentences searched "
                                    "for a denial of what a yes/no question asks")
+    yes_no_contrast_candidates: int = Field(3, ge=1, le=20, description="fitted: a sentence saying the "
+                                            "opposite of an asked word ('small' for 'large') answers no "
+                                            "only among the first this many that decide; a negation among all searched")
     figure_candidates: int = Field(3, ge=1, le=20, description="fixed: the best sentences searched "
                                    "for one holding the asked figure or name")
     list_papers: int = Field(8, ge=1, le=30, description="fixed (a display cap): papers a list answer "

@@ -107,11 +107,16 @@ class OfflineComposer:
     def _best(self, part: Part, cands: Sequence[Sentence], intent: Intent) -> tuple[Sentence, str]:
         """The best sentence for a part and its lead span. A figure or name part prefers a
         sentence that holds one among the closest few; a yes/no part the first that decides."""
-        if part.kind == "yes_no":  # a denial among the best few is the more telling evidence
+        if part.kind == "yes_no":  # a denial among the best few is the more telling evidence; a
+            # contrast ("small" where "large" is asked) only among the closest
             verdicts = [(c, lead_span(part, c, intent.question, self.settings.yes_no_coverage))
                         for c in cands[: self.settings.yes_no_candidates]]
             decided = [cv for cv in verdicts if cv[1]]
-            return next((cv for cv in decided if cv[1] == "No"), decided[0] if decided else (cands[0], ""))
+            near = decided[: self.settings.yes_no_contrast_candidates]
+            denials = [cv for cv in decided if cv[1] == "No" and (cv in near or yes_or_no(
+                part, cv[0].text, self.settings.yes_no_coverage,
+                spelled_out(cv[0].text, cv[0].paper.paper.abstract), contrast=False) == "No")]
+            return denials[0] if denials else decided[0] if decided else (cands[0], "")
         if part.kind in ("describe", "how", "name", "number"):  # "What does X do?", "How does X
             # ...?", "What problem does X address?", X's figure: X's own abstract answers
             named = [c for c in cands if is_named(c.paper, intent.names)]

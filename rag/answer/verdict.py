@@ -56,11 +56,12 @@ def _root(stemmed: str) -> str:
     return stemmed[:-1] if stemmed.endswith("e") and len(stemmed) > 4 else stemmed
 
 
-def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "") -> str:
+def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "", contrast: bool = True) -> str:
     """"Yes" when the sentence says what the question asks about, "No" when it negates or
     denies it or counts the asked thing otherwise, "" when it covers less than ``coverage`` of
     the question's focus. ``spelled`` holds the long forms of the short forms the sentence uses
-    ("Reasoning Reflection Reward" for "R3"), which it says too."""
+    ("Reasoning Reflection Reward" for "R3"), which it says too. ``contrast=False`` reads
+    negations alone."""
     words = {_root(stem(w.removesuffix("-free"))) for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()}
     focus = {_root(f) for f in part.focus}
     hits = focus & words
@@ -73,5 +74,6 @@ def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "
     denied = {_root(d) for d in denied_terms(sentence, asked) - denied_terms(part.text, set())}
     negated = bool(hits & denied)
     said = [w.lower() for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()]
-    contrast = bool(contrasted(*([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, said))))
+    content = ([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, said))
+    contrast = contrast and bool(contrasted(*content))
     return "No" if (negated or contrast) != bool(_NEGATED_ASK.match(part.text)) else "Yes"

@@ -185,3 +185,15 @@ def test_a_shorter_list_line_is_never_a_pointer_nor_off_the_question():
     other = (ORBIT, "OrbitNet predicts drag.", 0.7, False)
     draft = compose(q, reading(q, (KELP, LONG, 0.9, False), pointer, aside, other))
     assert draft.sentences[0].text == LONG
+
+
+def test_a_contrast_answers_no_only_among_the_closest_sentences_a_negation_among_all():
+    q = "Does KelpCodec compress unlabeled survey images?"
+    best = (KELP, "KelpCodec compresses unlabeled survey images from reef archives.", 0.9, False)
+    filler = [(KELP, f"KelpCodec compresses survey images of site {i}.", 0.8 - i / 100, False) for i in range(3)]
+    far_contrast = (KELP, "KelpCodec compresses labeled survey images too.", 0.5, False)
+    far_denial = (KELP, "KelpCodec does not compress unlabeled survey images.", 0.5, False)
+    assert compose(q, reading(q, best, *filler, far_contrast)).sentences[0].prefix == "**Yes**: "
+    assert compose(q, reading(q, best, *filler, far_denial)).sentences[0].prefix == "**No**: "
+    near_contrast = (KELP, "KelpCodec compresses only labeled survey images.", 0.95, False)
+    assert compose(q, reading(q, near_contrast, best)).sentences[0].prefix == "**No**: "
