@@ -98,3 +98,8 @@ def test_a_sentence_covers_what_its_short_forms_stand_for_and_a_verb_in_any_form
     assert yes_or_no(parse_intent(question).parts[0], sentence, 0.5, "Reasoning Reflection Reward") == "No"
     part = parse_intent("Did improving tokenizers matter downstream?").parts[0]  # "improving" meets "improve"
     assert yes_or_no(part, "We improve tokenizers, with negligible downstream gains.", 0.75) == "No"
+
+
+def test_in_the_absence_of_denies_what_it_governs():
+    assert verdict("Was there enough clinical data to train the model from scratch?",
+                   "In the absence of enough clinical data to train a model from scratch, we applied transfer.") == "No"
