@@ -203,8 +203,9 @@ def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
     focus = frozenset(focus_terms(text) - {n.lower() for n in said} - {stem(n) for n in said})
     if kind == "how" and said and not focus:  # "How does X work?" asks nothing but what X does
         kind = "describe"
-    if kind == "comparison" and _COMPARATIVE.search(text):  # "which is bigger": each side's figure
-        return Part(text, kind, focus, "figure")
+    if kind == "comparison" and _COMPARATIVE.search(text) and not _HOW.search(text):
+        return Part(text, kind, focus, "figure")  # "which is bigger": each side's figure; not "how
+        # does each make models better", which asks for each side's way
     if kind != "number":
         return Part(text, kind, focus)
     return Part(text, kind, focus, _unit(text), frozenset(_counted(text)))

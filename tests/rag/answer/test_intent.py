@@ -189,3 +189,10 @@ def test_a_question_about_one_thing_is_not_a_list(question):
 ])
 def test_two_things_asked_side_by_side_are_a_comparison(question):
     assert parse_intent(question).kind == "comparison"
+
+
+def test_a_comparison_asks_for_figures_when_it_asks_which_is_bigger_not_how_each_does_better():
+    which = parse_intent("Which gives the bigger pretraining compute saving, PreSelect or Domain2Vec?").parts[0]
+    how = parse_intent("EAST versus Mixed Distillation: how does each try to make models better at math?").parts[0]
+    assert (which.kind, which.unit) == ("comparison", "figure")
+    assert how.kind == "comparison" and how.unit is None
