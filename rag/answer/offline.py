@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rag.answer.evidence import Reading, Sentence, is_share, says
 from rag.answer.features import is_named
@@ -64,6 +65,8 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
 
 
 _URL = re.compile(r"https?://|www\.|github\.com", re.IGNORECASE)
+_AVAILABILITY = re.compile(r"\b(?:code|available|availab\w*|releas\w*|open[- ]?source\w*|github|download\w*|"
+                           r"url|link|repositor\w*|weights|checkpoints?|project page)\b", re.IGNORECASE)
 
 
 def _stems(text: str) -> set[str]:
@@ -91,6 +94,9 @@ class OfflineComposer:
     def compose(self, intent: Intent, reading: Reading) -> Draft:
         if not reading.answerable:
             return Draft((), abstained=True, reason=reading.reason)
+        if not _AVAILABILITY.search(intent.question):  # "Our code is at https://..." answers only
+            reading = replace(reading, parts=tuple(  # a question about code or data to download
+                (part, tuple(c for c in cands if not _URL.search(c.text)) or cands) for part, cands in reading.parts))
         if intent.kind == "comparison":
             compared = self._compare(intent, reading)
             if compared:

@@ -197,3 +197,12 @@ def test_a_contrast_answers_no_only_among_the_closest_sentences_a_negation_among
     assert compose(q, reading(q, best, *filler, far_denial)).sentences[0].prefix == "**No**: "
     near_contrast = (KELP, "KelpCodec compresses only labeled survey images.", 0.95, False)
     assert compose(q, reading(q, near_contrast, best)).sentences[0].prefix == "**No**: "
+
+
+def test_a_code_link_answers_only_a_question_about_code():
+    link = (KELP, "Our code is available at https://github.com/kelp/codec.", 0.95, True)
+    claim = (KELP, "KelpCodec compresses survey images with a learned entropy model.", 0.7, True)
+    q = "What does KelpCodec do?"
+    assert compose(q, reading(q, link, claim)).sentences[0].text.startswith("KelpCodec compresses")
+    q = "Where is KelpCodec's code available?"
+    assert "github.com" in compose(q, reading(q, link, claim)).sentences[0].text
