@@ -10,6 +10,7 @@ a digit stands for as many words ("R3": three words opening with R)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _DEFINED = re.compile(r"\(([A-Za-z][A-Za-z0-9\-]{1,11})\)")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")
@@ -49,6 +50,11 @@ def _long_form(short: str, before: list[str]) -> list[str] | None:
 
 def definitions(abstract: str) -> dict[str, str]:
     """Each short form the abstract defines in parentheses, with the words it stands for."""
+    return dict(_definitions(abstract))
+
+
+@lru_cache(maxsize=4096)
+def _definitions(abstract: str) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
     for m in _DEFINED.finditer(abstract):
         short = m.group(1)
@@ -58,12 +64,11 @@ def definitions(abstract: str) -> dict[str, str]:
         words = _long_form(short, before)
         if words:
             found.setdefault(short, " ".join(words))
-    return found
+    return tuple(found.items())
 
 
 def spelled_out(sentence: str, abstract: str) -> str:
     """The long forms of the short forms the sentence uses (space-joined), from the abstract's
     definitions; "" when it uses none."""
-    known = definitions(abstract)
     used = set(_WORD.findall(sentence))
-    return " ".join(long for short, long in known.items() if short in used)
+    return " ".join(long for short, long in _definitions(abstract) if short in used)
