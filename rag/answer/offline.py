@@ -24,6 +24,7 @@ from rag.answer.model import ReaderModel
 from rag.answer.verdict import yes_or_no
 from rag.settings import AnswerSettings
 from rag.text.abbreviations import spelled_out
+from rag.text.cues import INTRO, OWN_WORK
 from rag.text.lexicon import stem, tokens
 from rag.text.names import name_pattern
 from rag.text.numbers import number_spans, times
@@ -64,6 +65,8 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
     return ""
 
 
+_PRIOR = re.compile(r"\b(?:existing|previous|prior|earlier|conventional|traditional|current|standard|"
+                    r"baselines?|vanilla|typical(?:ly)?|usual(?:ly)?)\b", re.IGNORECASE)
 _URL = re.compile(r"https?://|www\.|github\.com", re.IGNORECASE)
 _AVAILABILITY = re.compile(r"\b(?:code|available|availab\w*|releas\w*|open[- ]?source\w*|github|download\w*|"
                            r"url|link|repositor\w*|weights|checkpoints?|project page)\b", re.IGNORECASE)
@@ -117,6 +120,9 @@ class OfflineComposer:
             # contrast ("small" where "large" is asked) only among the closest
             verdicts = [(c, lead_span(part, c, intent.question, self.settings.yes_no_coverage))
                         for c in cands[: self.settings.yes_no_candidates]]
+            if not _PRIOR.search(intent.question):  # "However, this fails to ..." before "We
+                # introduce X" denies what earlier work does, not what the question asks of X
+                verdicts = [(c, "" if v == "No" and _background(c) else v) for c, v in verdicts]
             decided = [cv for cv in verdicts if cv[1]]
             near = decided[: self.settings.yes_no_contrast_candidates]
             denials = [cv for cv in decided if cv[1] == "No" and (cv in near or yes_or_no(
@@ -228,6 +234,14 @@ class OfflineComposer:
             own = sorted((c for c in cands if c.paper.paper.id == pid), key=lambda c: (not c.holds, -c.score))
             out.append(DraftSentence(own[0].text, (pid,), own[0].score, prefix=f"- {own[0].paper.paper.label}: "))
         return out
+
+
+def _background(c: Sentence) -> bool:
+    """The sentence comes before its abstract introduces the work ("we propose ...") and does not
+    speak of the work itself: it describes earlier work."""
+    abstract = c.paper.paper.abstract
+    intro, at = INTRO.search(abstract), abstract.find(c.text)
+    return bool(intro) and at >= 0 and at + len(c.text) <= intro.start() and not OWN_WORK.search(c.text)
 
 
 def _names_a_paper(intent: Intent, reading: Reading) -> bool:

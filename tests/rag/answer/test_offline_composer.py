@@ -206,3 +206,18 @@ def test_a_code_link_answers_only_a_question_about_code():
     assert compose(q, reading(q, link, claim)).sentences[0].text.startswith("KelpCodec compresses")
     q = "Where is KelpCodec's code available?"
     assert "github.com" in compose(q, reading(q, link, claim)).sentences[0].text
+
+
+HEDGE = scored_paper("p4", "Point embeddings cannot represent the uncertainty of ambiguous inputs. We introduce "
+                     "HedgeNet, which represents each input as a distribution and gives a per-input uncertainty "
+                     "estimate.", "HedgeNet")
+
+
+def test_a_denial_in_what_earlier_work_does_is_no_answer_about_the_new_method():
+    prior = (HEDGE, "Point embeddings cannot represent the uncertainty of ambiguous inputs.", 0.9, True)
+    own = (HEDGE, "We introduce HedgeNet, which represents each input as a distribution and gives a "
+                  "per-input uncertainty estimate.", 0.8, True)
+    q = "Can HedgeNet represent the uncertainty of ambiguous inputs?"
+    assert compose(q, reading(q, prior, own)).sentences[0].prefix == "**Yes**: "
+    q = "Can existing point embeddings represent the uncertainty of ambiguous inputs?"
+    assert compose(q, reading(q, prior, own)).sentences[0].prefix == "**No**: "
