@@ -241,7 +241,9 @@ def _background(c: Sentence) -> bool:
     speak of the work itself: it describes earlier work."""
     abstract = c.paper.paper.abstract
     intro, at = INTRO.search(abstract), abstract.find(c.text)
-    return bool(intro) and at >= 0 and at + len(c.text) <= intro.start() and not OWN_WORK.search(c.text)
+    if intro is None or at < 0:
+        return False
+    return at + len(c.text) <= intro.start() and not OWN_WORK.search(c.text)
 
 
 def _names_a_paper(intent: Intent, reading: Reading) -> bool:
