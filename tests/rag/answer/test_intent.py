@@ -196,3 +196,15 @@ def test_a_comparison_asks_for_figures_when_it_asks_which_is_bigger_not_how_each
     how = parse_intent("EAST versus Mixed Distillation: how does each try to make models better at math?").parts[0]
     assert (which.kind, which.unit) == ("comparison", "figure")
     assert how.kind == "comparison" and how.unit is None
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Can you tell me which papers use contrastive learning for medical images?", "list"),
+    ("Could you please list papers on KV-cache compression?", "list"),
+    ("Could you explain how SupReMix builds hard negatives?", "how"),
+    ("Can you give me a good recipe for vegan lasagna?", "describe"),
+    ("Can you get near-BERT quality by pretraining for one day on one GPU?", "yes_no"),  # "you": anyone
+    ("Can SupReMix handle MRI scans?", "yes_no"),
+])
+def test_a_polite_request_is_read_for_what_it_asks(question, kind):
+    assert parse_intent(question).kind == kind
