@@ -30,7 +30,7 @@ from rag.types import Evidence, ScoredPaper
 
 PEAKS = ("cos", "idf_coverage", "coverage", "names_said", "paper_says_names")
 EVIDENCE = ("best", "best_holding", "second", "top_similarity", "similarity_spread", "topic_share",
-            "unknown_word", "unknown_share", "missing_name", "names_said", "parts", "figure_unheld") + \
+            "unknown_word", "missing_name", "names_said", "parts", "figure_unheld") + \
     tuple(f"peak_{f}" for f in PEAKS) + tuple(f"asks_{k}" for k in KINDS)
 
 @dataclass(frozen=True)
@@ -46,7 +46,6 @@ class Scored:
     topic_share: float
     peaks: np.ndarray  # per part, per feature of PEAKS: its best value over the candidates
     coverage: Mapping[str, float] = field(default_factory=dict)  # per paper: the focus its abstract says
-    unknown_share: float = 0.0  # the share of the question's content words no indexed chunk says
 
 
 class Reorders(Protocol):
@@ -81,7 +80,7 @@ def evidence_features(scored: Scored) -> np.ndarray:
     peaks = scored.peaks[judged].min(axis=0)
     row = [min(best, default=0.0), min(held, default=0.0), min(second, default=0.0), max(sims),
            max(sims) - min(sims), scored.topic_share, float(scored.unknown is not None),
-           scored.unknown_share, float(scored.missing is not None), said, float(len(intent.parts)), float(unheld)]
+           float(scored.missing is not None), said, float(len(intent.parts)), float(unheld)]
     return np.array(row + list(peaks) + [float(k in kinds) for k in KINDS])
 
 
@@ -148,8 +147,6 @@ class FittedReader:
               split: Mapping[str, tuple[str, ...]] | None = None) -> Scored:
         pool = candidates(evidence, split)
         unknown = self._unknown_word(intent)
-        words = self._content_words(intent)  # "marathon", "lasagna": words the collection never says
-        strange = sum(not self.terms.count(w) for w in words) / len(words) if words and self.terms else 0.0
         said = [n for n in intent.names if any(says(e, n) for e in evidence if e.paper.has_abstract)]
         missing = next((n for n in intent.names if n not in said and is_coined(n)), None)
         read = [e for e in evidence if e.paper.has_abstract]
@@ -158,14 +155,14 @@ class FittedReader:
         if not pool:
             empty = tuple(np.zeros(0) for _ in intent.parts)
             return Scored(intent, (), empty, tuple(np.zeros(0, bool) for _ in intent.parts), unknown,
-                          missing, share, np.zeros((len(intent.parts), len(PEAKS))), coverage, strange)
+                          missing, share, np.zeros((len(intent.parts), len(PEAKS))), coverage)
         probabilities, holding, peaks = [], [], []
         for rows in self.feature_rows(intent, pool):
             probabilities.append(self.model.sentence.probability(rows))
             holding.append(rows[:, FEATURES.index("holds")] > 0.5)
             peaks.append([rows[:, FEATURES.index(f)].max() for f in PEAKS])
         return Scored(intent, tuple(pool), tuple(probabilities), tuple(holding), unknown, missing, share,
-                      np.array(peaks), coverage, strange)
+                      np.array(peaks), coverage)
 
     def feature_rows(self, intent: Intent, pool: Sequence[Candidate]) -> list[np.ndarray]:
         """Per part of the question, one row of FEATURES per candidate (scoring and training
@@ -222,15 +219,11 @@ class FittedReader:
         """The question's content words, quoted, when not one of them occurs in any indexed chunk."""
         if self.terms is None:
             return None
-        words = self._content_words(intent)
+        words = sorted({t.lower() for t in tokens(intent.question)
+                        if t.lower() not in STOPWORDS and len(t) > 2 and not t[0].isdigit()})
         if not words or any(self.terms.count(w) for w in words):
             return None
         return ", ".join(f"'{w}'" for w in words[:5])
-
-    @staticmethod
-    def _content_words(intent: Intent) -> list[str]:
-        return sorted({t.lower() for t in tokens(intent.question)
-                       if t.lower() not in STOPWORDS and len(t) > 2 and not t[0].isdigit()})
 
     @staticmethod
     def _why(scored: Scored) -> str:

@@ -165,18 +165,3 @@ def test_a_figure_that_names_the_variant_must_be_in_the_abstract_that_answers():
                                         "How many parameters does the 360M model have")
     present = of_the_asked_variant(_scored_pool("How many parameters does the 40M model have?", [True, True]))
     assert present.holding[0].tolist() == [False, True] and figure_not_given(present) == ""
-
-
-def test_the_gate_reads_the_share_of_the_questions_words_the_collection_never_says(engine):
-    """"A recipe for vegan lasagna" is about nothing the collection says, however close its
-    nearest abstract: the share of such words is evidence the gate weighs."""
-    from rag.answer.reader import EVIDENCE, evidence_features
-    from rag.types import ScoredPaper
-
-    found = engine.library.catalog.get_many(["other-1", "kv-a"])
-    papers = [ScoredPaper(p, 0.5, similarity=0.5) for p in found.values()]
-    off = engine.reader.score(parse_intent("What is a good recipe for vegan lasagna with tide gauges?"), papers)
-    on = engine.reader.score(parse_intent("Which methods compress the KV cache?"), papers)
-    assert off.unknown_share == pytest.approx(4 / 6)  # good, recipe, vegan, lasagna; not tide, gauges
-    assert on.unknown_share == 0.0
-    assert dict(zip(EVIDENCE, evidence_features(off), strict=True))["unknown_share"] == pytest.approx(4 / 6)
