@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from rag.answer.request import asked
 from rag.retrieve.query import author_in_question
 from rag.text.lexicon import STOPWORDS, focus_terms, stem
 from rag.text.names import names
@@ -39,11 +40,6 @@ _TIMES_Q = re.compile(r"\b(?:speed-?up|times|factor|fold)\b", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should|"
                      r"must)\b", re.IGNORECASE)
 # "Is there a method that ...?" asks for the method, not for a yes or a no.
-# a request, not a yes/no question: "Can you list ...", not "Can you get BERT's quality in a day?"
-_REQUEST = re.compile(r"^\s*(?:please\s*,?\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?=(?:give|tell|"
-                      r"show|list|explain|find|recommend|suggest|summari[sz]e|describe|provide|point|name|help|"
-                      r"search|identify|share|outline|compare|let)\b)|please\s+)?"
-                      r"(?:(?:tell|show)\s+me\s+|explain\s+|let\s+me\s+know\s+)?(?=\w)", re.IGNORECASE)
 _EXISTS = re.compile(r"^\s*(?:is|are)\s+there\b|^\s*(?:do|does)\s+(?:any|some)\b", re.IGNORECASE)
 _COMPARATIVE = re.compile(r"\b(?:bigger|larger|smaller|faster|slower|higher|lower|better|worse|"
                           r"cheaper|stronger|weaker|longer|shorter|more|less|fewer)\b", re.IGNORECASE)
@@ -216,23 +212,12 @@ def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
     return Part(text, kind, focus, _unit(text), frozenset(_counted(text)))
 
 
-def _asked(question: str) -> str:
-    """The question without a polite request around it: "Can you tell me which papers ...?" asks
-    "which papers ...?", "Could you explain how X works?" asks "how X works?"."""
-    m = _REQUEST.match(question)
-    rest = question[m.end():] if m else question
-    if m and m.group(0).strip() and not re.match(r"(?:what|which|who|how|why|when|where)\b", rest, re.IGNORECASE) \
-            and re.search(r"\b(?:tell|show|explain|know)\s*$", m.group(0), re.IGNORECASE):
-        return question  # "Can you tell me about X?" stays whole: "about X" alone asks nothing
-    return rest if len(rest.split()) >= 2 else question
-
-
 def parse_intent(question: str) -> Intent:
     """Parse a (stand-alone) question once."""
     author = author_in_question(question)
     said = tuple(n for n in names(question) if not (author and n in author.split()))
     # "Can you tell me which papers ...?" is a request, not a yes/no question: read what it asks
-    texts = split_parts(_asked(question))
+    texts = split_parts(asked(question))
     parts = tuple(_part(t, question, said) for t in texts)
     kinds = [p.kind for p in parts]
     multi = bool(_LIST.search(question) or _PLURAL_ASKED.search(question) or _BROWSE.search(question)) \

@@ -205,6 +205,15 @@ def test_a_comparison_asks_for_figures_when_it_asks_which_is_bigger_not_how_each
     ("Can you give me a good recipe for vegan lasagna?", "describe"),
     ("Can you get near-BERT quality by pretraining for one day on one GPU?", "yes_no"),  # "you": anyone
     ("Can SupReMix handle MRI scans?", "yes_no"),
+    ("I'm looking for papers on KV cache compression", "list"),
+    ("Do you have anything on speech emotion recognition?", "list"),
+    ("Do you know what SupReMix uses as hard negatives?", "name"),
+    ("Hi, can you list papers about Mamba?", "list"),
 ])
 def test_a_polite_request_is_read_for_what_it_asks(question, kind):
     assert parse_intent(question).kind == kind
+
+
+def test_the_wrapping_of_a_request_is_no_topic_of_it():
+    assert parse_intent("I want to know which papers use contrastive learning").parts[0].focus == {"contrastive", "learn"}
+    assert parse_intent("Summarize the SupReMix paper").parts[0].focus == frozenset()
