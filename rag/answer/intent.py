@@ -24,11 +24,11 @@ _MEASURE = (r"percentage|percent|proportion|fraction|share|number|count|amount|r
             r"score|accuracy|precision|recall|f1|bleu|rouge|speed-?up|size|gain|improvement|"
             r"reduction|drop|decrease|increase|error|cost|latency|throughput|perplexity|margin|"
             r"compression|parameters|" + _ACRONYMS + r"|exact\s+match|top-?[15]|"
-            r"pass@\d+|hit@\d+|win\s+rate|overhead|memory|footprint|budget")
+            r"pass@\d+|hit@\d+|win\s+rate|overhead|memory|footprint|budget|length")
 _NUMBER_Q = re.compile(
     r"\b(?:how\s+many|how\s+much|by\s+how\s+(?:much|many)|to\s+what\s+extent|"
     r"how\s+(?:large|big|small|fast|long|often|far|high|low|deep)\b|"
-    r"what\s+(?:is\s+|was\s+|are\s+|were\s+)?(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:" + _MEASURE + r")\b)",
+    r"what\s+(?:is\s+|was\s+|are\s+|were\s+)?(?:the\s+)?(?:(?!of\b)[\w-]+\s+){0,3}?(?:" + _MEASURE + r")\b)",
     re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?!times\b|percentage\b)((?:[A-Za-z][\w\-]*\s*){1,4})",
                        re.IGNORECASE)

@@ -28,7 +28,11 @@ def number_spans(sentence: str, given: str = "") -> list[re.Match[str]]:
     said = {m.group(0).lower() for m in NUMBER.finditer(given)}
     return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(m.group(0))
             and not re.search(r"[A-Za-z]-$", sentence[max(0, m.start() - 2):m.start()])
+            and not _MARKER.match(sentence[max(0, m.start() - 1):m.end() + 1])
             and m.group(0).lower() not in said]
+
+
+_MARKER = re.compile(r"(?:\(|^|\s)\d{1,2}\)")  # "(3) open-source models lag", "1) ...": an item's number
 
 
 def percent(span: str) -> bool:

@@ -215,5 +215,12 @@ def test_a_polite_request_is_read_for_what_it_asks(question, kind):
 
 
 def test_the_wrapping_of_a_request_is_no_topic_of_it():
-    assert parse_intent("I want to know which papers use contrastive learning").parts[0].focus == {"contrastive", "learn"}
+    wrapped = parse_intent("I want to know which papers use contrastive learning")
+    assert wrapped.parts[0].focus == {"contrastive", "learn"}
     assert parse_intent("Summarize the SupReMix paper").parts[0].focus == frozenset()
+
+
+def test_a_measure_is_the_head_of_what_is_asked_not_a_word_after_of():
+    assert parse_intent("What sequence length does ModernBERT support natively?").kind == "number"
+    assert parse_intent("What property of LLM parameters does HuRef rely on?").kind != "number"
+    assert parse_intent("What fraction of labels were wrong?").parts[0].unit == "%"

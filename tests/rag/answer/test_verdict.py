@@ -103,3 +103,10 @@ def test_a_sentence_covers_what_its_short_forms_stand_for_and_a_verb_in_any_form
 def test_in_the_absence_of_denies_what_it_governs():
     assert verdict("Was there enough clinical data to train the model from scratch?",
                    "In the absence of enough clinical data to train a model from scratch, we applied transfer.") == "No"
+
+
+def test_an_items_number_in_an_enumeration_is_no_figure():
+    from rag.text.numbers import number_spans
+
+    spans = number_spans("Across 51 models we find that (1) synthetic tasks mislead; and (3) open models lag.")
+    assert [m.group(0) for m in spans] == ["51"]
