@@ -10,8 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from rag.answer.request import asked
-from rag.retrieve.query import author_in_question
+from rag.retrieve.query import author_in_question, clean_question
 from rag.text.lexicon import STOPWORDS, focus_terms, stem
 from rag.text.names import names
 from rag.text.venues import names_a_venue_or_year, only_listing_words, venue_and_year, without_venues_and_years
@@ -47,7 +46,7 @@ _COMPARISON = re.compile(r"\b(?:each|compare[sd]?|comparison|differ(?:s|ence|enc
                          r"which\s+(?:one|of\s+the\s+two)|"
                          r"contrast)\b|\bboth\b.+\band\b", re.IGNORECASE)
 _EACH_OF_TWO = re.compile(r"\band\b[^?]{1,80}?\beach\b", re.IGNORECASE)  # "A and B each ..."
-_HOW = re.compile(r"^\s*(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
+_HOW = re.compile(r"^\s*(?:(?:explain|describe|show)\s+)?(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
                   r"\bwhat\s+(?:mechanism|technique|strategy|idea)\b|\bhow\s+(?:does|do|is|are|can)\b",
                   re.IGNORECASE)
 _LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:papers|works|studies|"
@@ -217,7 +216,7 @@ def parse_intent(question: str) -> Intent:
     author = author_in_question(question)
     said = tuple(n for n in names(question) if not (author and n in author.split()))
     # "Can you tell me which papers ...?" is a request, not a yes/no question: read what it asks
-    texts = split_parts(asked(question))
+    texts = split_parts(clean_question(question))
     parts = tuple(_part(t, question, said) for t in texts)
     kinds = [p.kind for p in parts]
     multi = bool(_LIST.search(question) or _PLURAL_ASKED.search(question) or _BROWSE.search(question)) \

@@ -13,11 +13,17 @@ from rag.text.names import is_name
 _CHATTER = re.compile(
     r"^\s*(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|kindly)\s+)?(?:(?:can|could|would) you\s+"
     r"(?:please\s+)?)?(?:tell me(?: about)?|i(?:'d| would) like to know(?: about)?|i want to know"
-    r"(?: about)?|give me an? (?:overview|summary) of|explain to me|do you know)\s*[,:]?\s*",
-    re.IGNORECASE)
+    r"(?: about)?|give me an? (?:overview|summary) of|explain to me|do you know|"
+    r"(?:i am|i'm|im) (?:looking|searching) for|show me(?=\s+(?:how|why|what|which)\b))"
+    r"\s*[,:]?\s*", re.IGNORECASE)
+# "Do you have anything on X?" asks for the papers on X, not whether there are any
+_ANYTHING_ON = re.compile(r"^\s*(?:do|does)\s+(?:you|the\s+(?:collection|library))\s+(?:have|hold|contain)\s+"
+                          r"(?:anything|something|any\s+(?:papers?|works?|studies|research))\s+(?:on|about)\s+",
+                          re.IGNORECASE)
 # "Could you list ...", "Can you explain ...": a request, not a yes/no question; the verb stays
 _REQUEST = re.compile(
-    r"^\s*(?:(?:please|kindly)\s+)?(?:can|could|would|will) you\s+(?:please\s+)?(?=(?:list|name|show me|find|"
+    r"^\s*(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|kindly)\s+)?(?:can|could|would|will) you\s+(?:please\s+)?"
+    r"(?=(?:list|name|show me|find|"
     r"give|explain|describe|summari[sz]e|outline|recommend|suggest|point|compare|identify|help me find)\b)",
     re.IGNORECASE)
 _TRAILING_POLITE = re.compile(r"\s*[,.]?\s*(?:please|thanks|thank you)[.!?]*\s*$", re.IGNORECASE)
@@ -38,10 +44,10 @@ _AUTHOR_PATTERNS = (  # (?i:...) makes the wording case-insensitive but not the 
 
 
 def clean_question(question: str) -> str:
-    """Drop greetings, "tell me about" and the "could you" of a request ("Could you list the
-    papers on X?" asks for a list, not whether it can be listed); keep method names, numbers and
-    the question itself."""
-    text = _REQUEST.sub("", _CHATTER.sub("", question.strip()))
+    """Drop greetings, "tell me about", "I'm looking for" and the "could you" of a request ("Could
+    you list the papers on X?" asks for a list, not whether it can be listed; "Do you have anything
+    on X?" for the papers on X); keep method names, numbers and the question itself."""
+    text = _REQUEST.sub("", _CHATTER.sub("", _ANYTHING_ON.sub("papers on ", question.strip(), count=1)))
     text = _TRAILING_POLITE.sub("", text)
     text = text.strip() or question.strip()
     return text[0].upper() + text[1:] if text else text
