@@ -40,7 +40,8 @@ cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
 GENERIC_TERMS = frozenset("""do doe make made model result perform performance achieve
 improve work mean main idea key contribution goal problem address solve task help differ compare
 comparison difference get call name named kind type way thing something exactly actually really
-report reported paper abstract author find finding conclusion conclude takeaway""".split())
+report reported paper abstract author find finding conclusion conclude takeaway summarize summarise
+summary summaries overview""".split())
 
 
 def stem(word: str) -> str:

@@ -225,3 +225,8 @@ def test_a_measure_is_the_head_of_what_is_asked_not_a_word_after_of():
     assert parse_intent("What sequence length does ModernBERT support natively?").kind == "number"
     assert parse_intent("What property of LLM parameters does HuRef rely on?").kind != "number"
     assert parse_intent("What fraction of labels were wrong?").parts[0].unit == "%"
+
+
+def test_summarize_says_how_to_answer_not_what_about():
+    for question in ("Summarize the SupReMix paper", "Give me an overview of SupReMix"):
+        assert parse_intent(question).parts[0].focus == frozenset(), question
