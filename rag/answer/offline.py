@@ -21,7 +21,7 @@ from rag.answer.evidence import Reading, Sentence, is_share, says
 from rag.answer.features import is_named
 from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
-from rag.answer.verdict import yes_or_no
+from rag.answer.verdict import read_yes_no
 from rag.settings import AnswerSettings
 from rag.text.abbreviations import spelled_out
 from rag.text.cues import INTRO, OWN_WORK
@@ -34,8 +34,9 @@ from rag.types import Draft, DraftSentence, Evidence
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
 
 
-def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0.5) -> str:
-    """The short answer a part asks for, cut from the sentence itself (never made up)."""
+def lead_span(part: Part, sentence: Sentence, question: str) -> str:
+    """The short answer a figure or name part asks for, cut from the sentence itself (never made
+    up); a yes/no part's verdict is read in ``OfflineComposer._best``."""
     text = sentence.text
     if part.kind == "number":
         every = number_spans(text, question)
@@ -60,8 +61,6 @@ def lead_span(part: Part, sentence: Sentence, question: str, coverage: float = 0
         if method and name_pattern(method).search(text) and not name_pattern(method).search(question):
             return method
         return ""
-    if part.kind == "yes_no":
-        return yes_or_no(part, text, coverage, spelled_out(text, sentence.paper.paper.abstract))
     return ""
 
 
@@ -118,17 +117,16 @@ class OfflineComposer:
         sentence that holds one among the closest few; a yes/no part the first that decides."""
         if part.kind == "yes_no":  # a denial among the best few is the more telling evidence; a
             # contrast ("small" where "large" is asked) only among the closest
-            verdicts = [(c, lead_span(part, c, intent.question, self.settings.yes_no_coverage))
-                        for c in cands[: self.settings.yes_no_candidates]]
-            if not _PRIOR.search(intent.question):  # "However, this fails to ..." before "We
-                # introduce X" denies what earlier work does, not what the question asks of X
-                verdicts = [(c, "" if v == "No" and _background(c) else v) for c, v in verdicts]
-            decided = [cv for cv in verdicts if cv[1]]
-            near = decided[: self.settings.yes_no_contrast_candidates]
-            denials = [cv for cv in decided if cv[1] == "No" and (cv in near or yes_or_no(
-                part, cv[0].text, self.settings.yes_no_coverage,
-                spelled_out(cv[0].text, cv[0].paper.paper.abstract), contrast=False) == "No")]
-            return denials[0] if denials else decided[0] if decided else (cands[0], "")
+            read = [(c, *read_yes_no(part, c.text, self.settings.yes_no_coverage,
+                                     spelled_out(c.text, c.paper.paper.abstract)))
+                    for c in cands[: self.settings.yes_no_candidates]]
+            prior = bool(_PRIOR.search(intent.question))  # "However, this fails to ..." before "We
+            # introduce X" denies what earlier work does, not what the question asks of X
+            decided = [(c, v, plain) for c, v, plain in read
+                       if v and (prior or v != "No" or not _background(c))]
+            denials = [(c, v) for i, (c, v, plain) in enumerate(decided)
+                       if v == "No" and (i < self.settings.yes_no_contrast_candidates or plain == "No")]
+            return denials[0] if denials else (decided[0][0], decided[0][1]) if decided else (cands[0], "")
         if part.kind in ("describe", "how", "name", "number"):  # "What does X do?", "How does X
             # ...?", "What problem does X address?", X's figure: X's own abstract answers
             named = [c for c in cands if is_named(c.paper, intent.names)]

@@ -56,24 +56,30 @@ def _root(stemmed: str) -> str:
     return stemmed[:-1] if stemmed.endswith("e") and len(stemmed) > 4 else stemmed
 
 
-def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "", contrast: bool = True) -> str:
+def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "") -> str:
     """"Yes" when the sentence says what the question asks about, "No" when it negates or
-    denies it or counts the asked thing otherwise, "" when it covers less than ``coverage`` of
-    the question's focus. ``spelled`` holds the long forms of the short forms the sentence uses
-    ("Reasoning Reflection Reward" for "R3"), which it says too. ``contrast=False`` reads
-    negations alone."""
-    words = {_root(stem(w.removesuffix("-free"))) for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()}
+    denies it, counts the asked thing otherwise or says the opposite of an asked word, "" when it
+    covers less than ``coverage`` of the question's focus. ``spelled`` holds the long forms of the
+    short forms the sentence uses ("Reasoning Reflection Reward" for "R3"), which it says too."""
+    return read_yes_no(part, sentence, coverage, spelled)[0]
+
+
+def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "") -> tuple[str, str]:
+    """The verdict of ``yes_or_no``, and the verdict of the sentence's negations and counts alone
+    (a contrast of words left out): a caller can weigh the two kinds of evidence apart."""
+    said = [w for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()]
+    words = {_root(stem(w.removesuffix("-free"))) for w in said}
     focus = {_root(f) for f in part.focus}
     hits = focus & words
     if not focus or len(hits) < coverage * len(focus):
-        return ""
+        return "", ""
     if counts_differ(part.text, sentence):  # a false premise: "a single dataset" where it says six
-        return "No"
+        return "No", "No"
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said
     denied = {_root(d) for d in denied_terms(sentence, asked) - denied_terms(part.text, set())}
     negated = bool(hits & denied)
-    said = [w.lower() for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()]
-    content = ([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, said))
-    contrast = contrast and bool(contrasted(*content))
-    return "No" if (negated or contrast) != bool(_NEGATED_ASK.match(part.text)) else "Yes"
+    content = ([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, [w.lower() for w in said]))
+    contrast = bool(contrasted(*content))
+    flipped = bool(_NEGATED_ASK.match(part.text))  # "Isn't X ...?": a denial agrees
+    return ("No" if (negated or contrast) != flipped else "Yes"), ("No" if negated != flipped else "Yes")

@@ -10,8 +10,9 @@ from typing import Protocol, TypeVar
 from rag.text.lexicon import STOPWORDS, tokens
 from rag.text.names import is_name
 
+_GREETING = r"^\s*(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|kindly)\s+)?"  # "Hi, please ..."
 _CHATTER = re.compile(
-    r"^\s*(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|kindly)\s+)?(?:(?:can|could|would) you\s+"
+    _GREETING + r"(?:(?:can|could|would) you\s+"
     r"(?:please\s+)?)?(?:tell me(?: about)?|i(?:'d| would) like to know(?: about)?|i want to know"
     r"(?: about)?|give me an? (?:overview|summary) of|explain to me|do you know|"
     r"(?:i am|i'm|im) (?:looking|searching) for|show me(?=\s+(?:how|why|what|which)\b))"
@@ -22,7 +23,7 @@ _ANYTHING_ON = re.compile(r"^\s*(?:do|does)\s+(?:you|the\s+(?:collection|library
                           re.IGNORECASE)
 # "Could you list ...", "Can you explain ...": a request, not a yes/no question; the verb stays
 _REQUEST = re.compile(
-    r"^\s*(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|kindly)\s+)?(?:can|could|would|will) you\s+(?:please\s+)?"
+    _GREETING + r"(?:can|could|would|will) you\s+(?:please\s+)?"
     r"(?=(?:list|name|show me|find|"
     r"give|explain|describe|summari[sz]e|outline|recommend|suggest|point|compare|identify|help me find)\b)",
     re.IGNORECASE)

@@ -23,7 +23,9 @@ def _table() -> tuple[dict[str, frozenset[str]], dict[str, str]]:
     opposite: dict[str, set[str]] = defaultdict(set)
     base: dict[str, str] = {}
     for line in TABLE.read_text(encoding="utf-8").splitlines():
-        kind, a, b = line.split("\t") if not line.startswith("#") else ("#", "", "")
+        if line.startswith("#"):  # the header: where the pairs come from
+            continue
+        kind, a, b = line.split("\t")
         if kind == "!":
             opposite[a].add(b)
         elif kind == "=":
@@ -44,8 +46,12 @@ def forms(word: str) -> set[str]:
     for ending, back in (("es", "e"), ("ed", "e"), ("ed", ""), ("ing", ""), ("ing", "e"), ("s", "")):
         if w.endswith(ending) and len(w) > len(ending) + 3:  # "increases", "decreased", "using"
             out.add(w[: -len(ending)] + back)
-    if w.endswith("ly") and len(w) > 5:  # "internally" -> "internal", "automatically" -> "automatic"
-        out |= {w[:-2], w[:-4] if w.endswith("ically") else w[:-2], w[:-3] + "y" if w.endswith("ily") else w[:-2]}
+    if w.endswith("ly") and len(w) > 5:  # "internally" -> "internal"
+        out.add(w[:-2])
+        if w.endswith("ically"):  # "automatically" -> "automatic"
+            out.add(w[:-4])
+        if w.endswith("ily"):  # "easily" -> "easy"
+            out.add(w[:-3] + "y")
     for ending in ("er", "est"):
         if w.endswith(ending) and len(w) > len(ending) + 2:
             root = w[: -len(ending)]
