@@ -60,7 +60,8 @@ _PLURAL_ASKED = re.compile(r"^\s*(?:which|list|name)\s+(?:the\s+|all\s+)?(?:[\w-
 _BROWSE = re.compile(r"\banything\b[^?]{0,30}\b(?:on|about)\b|\bwhat(?:'s|\s+is)\s+(?:there\s+)?in\s+(?:here|"
                      r"the\s+(?:collection|library))\b|\beach\s+(?:paper|study|work)\b", re.IGNORECASE)
 _NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
-                     r"kind|sort|results?|findings?|gains?|improvements?|performance|contributions?)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
+                     r"kind|sort|results?|findings?|gains?|improvements?|performance|contributions?|problems?|"
+                     r"failures?|issues?|limitations?|challenges?|weakness(?:es)?|drawbacks?|shortcomings?)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
                      r"(?:it|they)\s+called\b", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:(?:on|in|for|with|by|at|to|from|"
                     r"of|under)\s+)?(?:what|which|how|who|why|when|where|does|do|did|is|are|was|were|"
@@ -190,8 +191,11 @@ def _joined(text: str, first: str, second: str) -> bool:
 def split_parts(question: str) -> list[str]:
     """The question's parts. A leading clause that asks nothing before a yes/no question ("During
     its RL post-training, does X ...", "When X was tuned, did ...") is part of it. (Before a
-    wh-question it stays a part of its own: on dev that reads its context sentence too.)"""
+    wh-question it stays a part of its own: on dev that reads its context sentence too.) A bare
+    "how" or "why" after a part ("What does X address, and how?") asks it of that part."""
     pieces = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
+    # "What does X address, and how?": a bare "how" or "why" asks it of the part before it
+    pieces = [f"{p}: {pieces[i - 1]}" if i and p.lower() in ("how", "why") else p for i, p in enumerate(pieces)]
     pieces = [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]
     if len(pieces) > 1 and (not _ASKS.match(pieces[0]) or _CLAUSE.match(pieces[0])) and _YES_NO.match(pieces[1]):
         pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]

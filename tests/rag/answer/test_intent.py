@@ -230,3 +230,15 @@ def test_a_measure_is_the_head_of_what_is_asked_not_a_word_after_of():
 def test_summarize_says_how_to_answer_not_what_about():
     for question in ("Summarize the SupReMix paper", "Give me an overview of SupReMix"):
         assert parse_intent(question).parts[0].focus == frozenset(), question
+
+
+def test_a_bare_how_asks_how_of_the_part_before_it():
+    intent = parse_intent("What failure of controllable text generation does Air-Decoding address, and how?")
+    assert [p.kind for p in intent.parts] == ["describe", "how"]
+    assert intent.parts[1].focus == intent.parts[0].focus >= {"failure", "controllable", "generation"}
+
+
+@pytest.mark.parametrize("question", ["What problem does SH2 address?", "What limitation of CLIP does FocusCLIP fix?",
+                                      "Which challenges does HELMET tackle?"])
+def test_asking_what_problem_a_method_solves_asks_for_a_description_not_a_name(question):
+    assert parse_intent(question).parts[0].kind == "describe"
