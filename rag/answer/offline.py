@@ -135,6 +135,9 @@ class OfflineComposer:
             cands = named or cands
         if part.kind in ("number", "name"):
             close = [c for c in cands[: self.settings.figure_candidates] if c.holds]
+            if part.kind == "name":  # the name of the paper the reader reads first, not of a paper
+                # it ranks below ("Which tasks does Ordered Memory ...?" is not answered "CItruS")
+                close = [c for c in close if c.paper.paper.id == cands[0].paper.paper.id]
             for c in close or cands[:1]:
                 if lead := lead_span(part, c, intent.question):
                     return c, lead

@@ -221,3 +221,13 @@ def test_a_denial_in_what_earlier_work_does_is_no_answer_about_the_new_method():
     assert compose(q, reading(q, prior, own)).sentences[0].prefix == "**Yes**: "
     q = "Can existing point embeddings represent the uncertainty of ambiguous inputs?"
     assert compose(q, reading(q, prior, own)).sentences[0].prefix == "**No**: "
+
+
+def test_a_name_question_is_not_led_by_the_name_of_a_paper_the_reader_ranks_below():
+    """"Which survey tasks does the reef fish study evaluate?": the best sentence (REEF's, a paper with no method
+    name) answers it; KelpCodec's name, in a sentence ranked below, is no answer to it."""
+    q = "Which survey tasks does the reef fish study evaluate?"
+    draft = compose(q, reading(q, (REEF, "We evaluate on fish counting and species survey tasks.", 0.9, True),
+                               (KELP, "To fix this, we propose KelpCodec for survey images.", 0.8, True)))
+    first = draft.sentences[0]
+    assert first.paper_ids == ("p3",) and first.prefix == "", first
