@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from rag.answer.evidence import Reading, Sentence, is_share, says
 from rag.answer.features import is_named
+from rag.answer.figures import lead_figure
 from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
 from rag.answer.verdict import read_yes_no
@@ -27,8 +28,7 @@ from rag.text.abbreviations import spelled_out
 from rag.text.cues import INTRO, OWN_WORK
 from rag.text.lexicon import stem, tokens
 from rag.text.names import name_pattern
-from rag.text.numbers import number_spans, times
-from rag.text.respectively import respective
+from rag.text.numbers import times
 from rag.types import Draft, DraftSentence, Evidence
 
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
@@ -39,23 +39,7 @@ def lead_span(part: Part, sentence: Sentence, question: str) -> str:
     up); a yes/no part's verdict is read in ``OfflineComposer._best``."""
     text = sentence.text
     if part.kind == "number":
-        every = number_spans(text, question)
-        spans = [m for m in every if part.unit != "%" or is_share(m.group(0))]
-        spans = [m for m in spans if part.unit != "x" or times(m.group(0))] or spans
-        if not spans:
-            return ""
-        placed = respective(text, every, question)  # "5.8, 3.9, and 2.1 on A, B, and C,
-        if placed and placed[1].span() in {m.span() for m in spans}:  # respectively": C's is 2.1
-            return placed[0].group(0)
-        # a figure measures what follows it: "nine ... languages" (how many languages), "100 times
-        # reduction in perplexity" (by what factor ... perplexity); the asked noun first
-        asked = part.counted or part.focus
-        named = [len(asked & _following(text, m.end())) for m in spans]
-        spans = [m for m, n in zip(spans, named, strict=True) if n == max(named)]
-        anchors = [m.start() for t in (part.unit, *part.focus) if t
-                   for m in re.finditer(re.escape(t[:5]), text, re.IGNORECASE)]
-        best = min(spans, key=lambda m: min((abs(m.start() - a) for a in anchors), default=0))
-        return best.group(0)
+        return lead_figure(part, text, question, sentence.paper.paper.abstract or "")
     if part.kind == "name":  # the paper's own method name, when the sentence says it
         method = sentence.paper.paper.method
         if method and name_pattern(method).search(text) and not name_pattern(method).search(question):
@@ -73,13 +57,6 @@ _AVAILABILITY = re.compile(r"\b(?:code|available|availab\w*|releas\w*|open[- ]?s
 
 def _stems(text: str) -> set[str]:
     return {stem(w) for w in tokens(text) if w[0].isalpha()}
-
-
-def _following(text: str, end: int, words: int = 6) -> set[str]:
-    """The stems of the few words after a figure, within its clause ("8.6 million 512 times 512
-    pixel galaxy stamps": the figures between are part of the phrase, not words of it)."""
-    clause = re.split(r"[,;:()]|\band\b", text[end:], maxsplit=1)[0]
-    return {stem(w) for w in [w for w in tokens(clause) if w[0].isalpha()][:words]}
 
 
 class OfflineComposer:

@@ -1,0 +1,32 @@
+"""Which figure of a sentence leads the answer to a figure question."""
+
+from __future__ import annotations
+
+from rag.answer.figures import lead_figure
+from rag.answer.intent import parse_intent
+
+
+def lead(question: str, sentence: str, abstract: str = "") -> str:
+    return lead_figure(parse_intent(question).parts[0], sentence, question, abstract)
+
+
+def test_how_much_better_asks_for_the_difference_not_a_count_beside_it():
+    sentence = ("On human evaluation, our method writes fluent outputs on 22% more inputs than the best "
+                "previous system, averaged over three transfer datasets.")
+    assert lead("How much better is the transfer method than the best earlier system?", sentence) == "22%"
+    assert lead("How many transfer datasets are averaged over?", sentence) == "three"
+
+
+def test_a_figure_counted_out_of_a_whole_leads_with_both():
+    sentence = "Adding image crops outperforms the baseline on 11 out of 14 out-of-distribution datasets."
+    assert lead("On how many out-of-distribution datasets do image crops beat the baseline?", sentence) \
+        == "11 out of 14"
+
+
+def test_a_short_form_the_abstract_defines_counts_as_its_long_form():
+    abstract = ("There are numerous Hardness Characterization Methods (HCMs) that aim to find hard samples. "
+                "We use our toolkit to evaluate 13 different HCMs across 8 hardness types.")
+    sentence = "We use our toolkit to evaluate 13 different HCMs across 8 hardness types."
+    question = "How many hardness characterization methods were compared?"
+    assert lead(question, sentence, abstract) == "13"
+    assert lead("How many hardness types were covered?", sentence, abstract) == "8"
