@@ -49,7 +49,8 @@ _EACH_OF_TWO = re.compile(r"\band\b[^?]{1,80}?\beach\b", re.IGNORECASE)  # "A an
 _HOW = re.compile(r"^\s*(?:(?:explain|describe|show)\s+)?(?:how|why)\b(?!\s+(?:many|much)\b)|\bin\s+what\s+way\b|"
                   r"\bwhat\s+(?:mechanism|technique|strategy|idea)\b|\bhow\s+(?:does|do|is|are|can)\b",
                   re.IGNORECASE)
-_LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:papers|works|studies|"
+_LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:papers|works(?!\s+(?:best|better|"
+                   r"well|worse|poorly|most|least)\b)|studies|"
                    r"methods|approaches|models|benchmarks|datasets|articles|publications|"
                    r"systems|techniques)\b|\bpapers\b|\bstudies\b", re.IGNORECASE)
 # "Which recurrent architectures ...", "List the GNN designs ...": a plural asked for; and a
@@ -61,8 +62,9 @@ _BROWSE = re.compile(r"\banything\b[^?]{0,30}\b(?:on|about)\b|\bwhat(?:'s|\s+is)
                      r"the\s+(?:collection|library))\b|\beach\s+(?:paper|study|work)\b", re.IGNORECASE)
 _NAME_Q = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|papers?|"
                      r"kind|sort|results?|findings?|gains?|improvements?|performance|contributions?|problems?|"
-                     r"failures?|issues?|limitations?|challenges?|weakness(?:es)?|drawbacks?|shortcomings?)\b)[a-z-]+\b|\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+"
-                     r"(?:it|they)\s+called\b", re.IGNORECASE)
+                     r"failures?|issues?|limitations?|challenges?|weakness(?:es)?|drawbacks?|shortcomings?|"
+                     r"happens?|happened|causes?|caused|makes?|drives?|determines?|explains?|leads?)\b)[a-z-]+\b|"
+                     r"\bwhat\s+is\s+(?:the\s+)?name\b|\bwhat\s+(?:is|are)\s+(?:it|they)\s+called\b", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+|\?\s+)(?=(?:(?:on|in|for|with|by|at|to|from|"
                     r"of|under)\s+)?(?:what|which|how|who|why|when|where|does|do|did|is|are|was|were|"
                     r"can)\b)", re.IGNORECASE)

@@ -242,3 +242,19 @@ def test_a_bare_how_asks_how_of_the_part_before_it():
                                       "Which challenges does HELMET tackle?"])
 def test_asking_what_problem_a_method_solves_asks_for_a_description_not_a_name(question):
     assert parse_intent(question).parts[0].kind == "describe"
+
+
+@pytest.mark.parametrize("question", ["What baseline works best on KILT?", "Which loss works well for long-tailed data?"])
+def test_works_as_a_verb_does_not_ask_for_a_list_of_works(question):
+    assert parse_intent(question).kind != "list"
+
+
+def test_works_as_a_noun_still_asks_for_a_list():
+    assert parse_intent("Which recent works on graph pretraining use contrastive losses?").kind == "list"
+
+
+@pytest.mark.parametrize("question", ["What happens to parallel fusion baselines under missing data?",
+                                      "What causes attribute collapse in controllable generation?",
+                                      "What makes routing decisions fixed early in OpenMoE?"])
+def test_asking_what_happens_or_causes_asks_for_a_description_not_a_name(question):
+    assert parse_intent(question).parts[0].kind == "describe"
