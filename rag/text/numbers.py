@@ -127,6 +127,7 @@ def close(a: float, b: float) -> bool:
 
 _COUNT = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)$")
 _WORD = re.compile(r"(?:\d{1,3}(?:,\d{3})+|[A-Za-z0-9][\w-]*)[,.;:]?")
+_BEFORE_THE_THING = frozenset("new other more additional further".split())  # stop words, not the thing
 SINGULAR_COUNTS = {"single": 1.0, "one": 1.0}  # only before the thing counted ("one of the" is not)
 
 
@@ -154,6 +155,8 @@ def counts(text: str) -> dict[str, set[float]]:
             continue
         for following in words[i + 1 : i + 5]:
             word = following.lower().rstrip(",.;:")
+            if word in _BEFORE_THE_THING:  # "two new metrics" counts metrics
+                continue
             if word in STOPWORDS or _count(word) is not None or not word[0].isalpha():
                 break
             out.setdefault(_singular(word), set()).add(value)

@@ -18,9 +18,9 @@ NEGATIONS = frozenset("""not no never none nothing nowhere neither nor without c
 doesn't didn't isn't aren't wasn't weren't won't wouldn't couldn't shouldn't fail fails failed
 failing unable lack lacks lacking rarely seldom hardly barely free""".split())
 # Words that deny what follows them in their clause ("avoids retraining", "instead of prompting",
-# "in the absence of labels").
+# "in the absence of labels", "large models struggle to produce accurate content").
 DENIALS = frozenset("""eliminates eliminate eliminating avoids avoid avoiding instead rather absence
-absent""".split())
+absent struggle struggles struggled struggling""".split())
 # Words that all but deny what follows them ("with minimal context relevance", "a negligible effect",
 # "a little human annotation"): for a yes/no question about it, a "no". Not "less" or "few", which
 # more often compare ("uses less memory") than deny.

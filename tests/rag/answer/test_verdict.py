@@ -110,3 +110,15 @@ def test_an_items_number_in_an_enumeration_is_no_figure():
 
     spans = number_spans("Across 51 models we find that (1) synthetic tasks mislead; and (3) open models lag.")
     assert [m.group(0) for m in spans] == ["51"]
+
+
+def test_a_count_of_new_things_is_a_count_of_the_things():
+    sentence = "We propose two new metrics, label loyalty and probability loyalty, that measure how a student mimics."
+    assert counts(sentence)["metric"] == {2.0}
+    assert verdict("Does the loyalty study introduce three new metrics for how a student mimics?", sentence) == "No"
+    assert verdict("Does the loyalty study introduce two new metrics for how a student mimics?", sentence) == "Yes"
+
+
+def test_struggling_to_do_something_denies_doing_it():
+    sentence = "The results showed that large models struggle to produce accurate content that follows preferences."
+    assert verdict("Did large models produce accurate content that follows preferences?", sentence) == "No"
