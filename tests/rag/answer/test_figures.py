@@ -30,3 +30,9 @@ def test_a_short_form_the_abstract_defines_counts_as_its_long_form():
     question = "How many hardness characterization methods were compared?"
     assert lead(question, sentence, abstract) == "13"
     assert lead("How many hardness types were covered?", sentence, abstract) == "8"
+
+
+def test_asking_for_a_score_is_not_answered_with_a_count_of_benchmarks():
+    sentence = ("RASAT achieves state-of-the-art results across all three benchmarks "
+                "(75.5% EX on Spider, 52.6% IEX on SParC, and 37.4% IEX on CoSQL).")
+    assert lead("What execution accuracy does RASAT reach on the Spider text-to-SQL benchmark?", sentence) == "75.5%"
