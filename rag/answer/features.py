@@ -27,7 +27,7 @@ from rag.text.vocab import NEGATIONS
 from rag.types import ScoredPaper
 
 KINDS = ("name", "number", "yes_no", "how", "list", "comparison", "describe")
-CUES = ("holds", "intro", "mechanism", "result", "has_number", "new_name", "cos")
+CUES = ("holds", "intro", "mechanism", "result", "has_number", "new_name", "cos", "named_intro")
 BASE = ("cos", "cos_gap", "bm25", "idf_coverage", "coverage", "names_said", "paper_says_names",
         "paper_rank", "paper_similarity", "paper_similarity_gap", "first", "position", "length",
         "intro", "mechanism", "result", "negation", "has_number", "holds", "new_name",
@@ -127,6 +127,8 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
             "has_number": float(bool(number_spans(c.text, part.text))),
             "new_name": float(any(n.lower() not in said for n in names(c.text))),
             "cos": float(cos),
+            # "We propose X, a ...": of a paper the question names, it tells what the asker knows
+            "named_intro": float(c.paper.paper.id in named and bool(INTRO.search(c.text))),
         }
         method = c.paper.paper.method
         base = {

@@ -32,3 +32,16 @@ def test_a_sentence_that_speaks_of_the_method_the_one_before_names_says_the_meth
     assert said["It takes anchor mixtures as hard negative pairs."] == 1.0
     assert said["Results on six datasets are strong overall here."] == 0.0
     assert said["It takes many hours of expert work per scan."] == 0.0
+
+
+def test_the_sentence_introducing_a_paper_the_question_names_is_marked_for_each_kind_of_question():
+    """"We propose GlimmerNet, ..." tells the asker of "How does GlimmerNet ...?" what they already
+    know; the reader weighs that per kind of question (for "What does X do?" it is the answer)."""
+    glimmer = scored_paper("p1", "We propose GlimmerNet, a contrastive method for scans. "
+                                 "It takes anchor mixtures as hard negative pairs.", "GlimmerNet")
+    other = scored_paper("p2", "We introduce TideRank, a ranking model for scans today.", "TideRank", 0.9)
+    texts, x = rows("How does GlimmerNet pick its hard negatives?", glimmer, other)
+    marked = dict(zip(texts, x[:, FEATURES.index("how*named_intro")], strict=True))
+    assert marked == {"We propose GlimmerNet, a contrastive method for scans.": 1.0,
+                      "It takes anchor mixtures as hard negative pairs.": 0.0,
+                      "We introduce TideRank, a ranking model for scans today.": 0.0}

@@ -82,10 +82,10 @@ def test_a_name_only_the_collection_knows_is_no_word_the_question_asks_about(eng
 
 def test_random_weights_do_not_find_the_named_papers(engine):
     """The right answers above come from the fitted weights, not from the layout alone: random
-    sentence weights miss at least one question a draw on average (the fitted ones miss none;
-    in a five-paper library, a lucky draw can miss nothing, so one draw proves little)."""
+    sentence weights miss at least one question every other draw on average (the fitted ones miss
+    none; in a five-paper library, a lucky draw can miss nothing, so one draw proves little)."""
     misses = 0
-    for seed in range(10):
+    for seed in range(20):
         rng = np.random.default_rng(seed)
         sentence = engine.reader.model.sentence
         scrambled = replace(engine.reader.model, sentence=Logistic(
