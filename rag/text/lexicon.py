@@ -28,7 +28,7 @@ WORDS_ANY_SCRIPT = re.compile(rf"[{_IDEOGRAPH}]|[^\W_{_IDEOGRAPH}]+")
 STOPWORDS = frozenset("""
 a an the of in on for to and or with by from at as is are was were be been being which what who
 whom whose how why when where do does did can could should would will this that these those it
-its their there they them paper papers work works study studies method methods approach
+its their there they them paper papers work works study studies studied method methods approach
 approaches use uses used using about any some all most me tell show find give list explain propose
 proposes proposed introduce introduces describe describes via than into has have had not no new
 also i we our you your my he she his her such so if then both each other more much many only

@@ -258,3 +258,7 @@ def test_works_as_a_noun_still_asks_for_a_list():
                                       "What makes routing decisions fixed early in OpenMoE?"])
 def test_asking_what_happens_or_causes_asks_for_a_description_not_a_name(question):
     assert parse_intent(question).parts[0].kind == "describe"
+
+
+def test_studied_is_a_frame_word_like_study():
+    assert "studi" not in parse_intent("Which pre-trained language model was studied to see how DPO works?").parts[0].focus
