@@ -63,7 +63,7 @@ def _counts_things(text: str, m: re.Match[str]) -> bool:
     if re.search(r"[.%]", m.group(0)):
         return False
     after = re.match(r"\s+(?:[a-z][\w-]*\s+){0,2}?([A-Za-z][\w-]*s)\b", text[m.end():])
-    return bool(after) and not after.group(1).lower().endswith(("ss", "us", "is"))
+    return after is not None and not after.group(1).lower().endswith(("ss", "us", "is"))
 
 
 def _is_difference(text: str, m: re.Match[str]) -> bool:

@@ -244,7 +244,8 @@ def test_asking_what_problem_a_method_solves_asks_for_a_description_not_a_name(q
     assert parse_intent(question).parts[0].kind == "describe"
 
 
-@pytest.mark.parametrize("question", ["What baseline works best on KILT?", "Which loss works well for long-tailed data?"])
+@pytest.mark.parametrize("question", ["What baseline works best on KILT?",
+                                      "Which loss works well for long-tailed data?"])
 def test_works_as_a_verb_does_not_ask_for_a_list_of_works(question):
     assert parse_intent(question).kind != "list"
 
@@ -261,4 +262,5 @@ def test_asking_what_happens_or_causes_asks_for_a_description_not_a_name(questio
 
 
 def test_studied_is_a_frame_word_like_study():
-    assert "studi" not in parse_intent("Which pre-trained language model was studied to see how DPO works?").parts[0].focus
+    question = "Which pre-trained language model was studied to see how DPO works?"
+    assert "studi" not in parse_intent(question).parts[0].focus
