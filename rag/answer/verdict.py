@@ -20,6 +20,8 @@ from rag.text.numbers import counts_differ
 from rag.text.vocab import DENIALS, MINIMISERS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
+# after what a denial verb takes ("eliminates X", "avoids X"), a place or target is not denied
+_PLACE = frozenset("on in at to from across within into onto".split())
 QUANTITIES = frozenset("more less many few fewer much".split())  # stop words read for their opposite
 _NEGATED_ASK = re.compile(r"^\s*(?:isn't|aren't|doesn't|don't|didn't|can't|cannot|wasn't|weren't|"
                           r"won't|wouldn't|shouldn't|hasn't|haven't)\b|^\s*\w+\s+not\b", re.IGNORECASE)
@@ -35,16 +37,16 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
         if any(w in STATE_DENIALS and w not in asked for w in words):
             denied |= {stem(w) for w in words}
             continue
-        left = 0
+        left, object_of = 0, False
         for i, w in enumerate(words):
             if w == "not" and words[i + 1: i + 2] in (["only"], ["just"], ["merely"], ["simply"]):
                 continue  # "not only X but also Y" says X
             if w.endswith("-free") and w not in asked:
                 denied.add(stem(w.removesuffix("-free")))
             elif (w in NEGATIONS or w in DENIALS or w in MINIMISERS) and w not in asked:
-                left = SCOPE
-            elif w in SCOPE_ENDS:
-                left = 0
+                left, object_of = SCOPE, w in DENIALS
+            elif w in SCOPE_ENDS or (object_of and left < SCOPE and w in _PLACE):
+                left = 0  # "eliminating adverse influences on the head": the head is not eliminated
             elif left and w not in STOPWORDS:
                 denied.add(stem(w))
                 left -= 1

@@ -122,3 +122,10 @@ def test_a_count_of_new_things_is_a_count_of_the_things():
 def test_struggling_to_do_something_denies_doing_it():
     sentence = "The results showed that large models struggle to produce accurate content that follows preferences."
     assert verdict("Did large models produce accurate content that follows preferences?", sentence) == "No"
+
+
+def test_a_denial_verb_denies_its_object_not_where_the_object_acts():
+    sentence = ("We split the classifier into two classification heads for different losses, eliminating "
+                "adverse influences on the classification head.")
+    assert verdict("Does the method split the classifier into two heads for different losses?", sentence) == "Yes"
+    assert verdict("Does the method keep adverse influences?", sentence) == "No"
