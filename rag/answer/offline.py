@@ -50,6 +50,9 @@ def lead_span(part: Part, sentence: Sentence, question: str) -> str:
 
 _PRIOR = re.compile(r"\b(?:existing|previous|prior|earlier|conventional|traditional|current|standard|"
                     r"baselines?|vanilla|typical(?:ly)?|usual(?:ly)?)\b", re.IGNORECASE)
+_EARLIER_WORK = re.compile(r"\b(?:existing|previous|prior|earlier|most|current)\s+(?:[a-z-]+\s+)?(?:research|works?|"
+                           r"studies|methods|approaches|models|systems|literature)\b|\bresearch\s+to\s+date\b",
+                           re.IGNORECASE)
 _URL = re.compile(r"https?://|www\.|github\.com", re.IGNORECASE)
 _AVAILABILITY = re.compile(r"\b(?:code|available|availab\w*|releas\w*|open[- ]?source\w*|github|download\w*|"
                            r"url|link|repositor\w*|weights|checkpoints?|project page)\b", re.IGNORECASE)
@@ -215,13 +218,18 @@ class OfflineComposer:
 
 
 def _background(c: Sentence) -> bool:
-    """The sentence comes before its abstract introduces the work ("we propose ...") and does not
-    speak of the work itself: it describes earlier work."""
+    """The sentence describes earlier work: it does not speak of the work itself, and either says
+    so ("existing methods", "most research to date") or comes before its abstract introduces the
+    work ("we propose ...")."""
+    if OWN_WORK.search(c.text):
+        return False
+    if _EARLIER_WORK.search(c.text):  # "However, most research to date has not investigated ..."
+        return True
     abstract = c.paper.paper.abstract
     intro, at = INTRO.search(abstract), abstract.find(c.text)
     if intro is None or at < 0:
         return False
-    return at + len(c.text) <= intro.start() and not OWN_WORK.search(c.text)
+    return at + len(c.text) <= intro.start()
 
 
 def _names_a_paper(intent: Intent, reading: Reading) -> bool:

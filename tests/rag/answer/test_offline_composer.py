@@ -231,3 +231,16 @@ def test_a_name_question_is_not_led_by_the_name_of_a_paper_the_reader_ranks_belo
                                (KELP, "To fix this, we propose KelpCodec for survey images.", 0.8, True)))
     first = draft.sentences[0]
     assert first.paper_ids == ("p3",) and first.prefix == "", first
+
+
+def test_a_denial_in_a_sentence_about_research_to_date_is_no_answer_about_the_new_study():
+    """"Most research to date has not investigated whether scaling laws help ..." says what others
+    did not do; the study's own "they can be exploited for debugging" answers."""
+    paper = scored_paper("p9", "Most research to date has not investigated whether scaling laws help debugging. "
+                               "Scaling laws can be exploited for debugging convergence of large models.", None)
+    q = "Can scaling laws help debugging convergence of large models?"
+    draft = compose(q, reading(q, (paper, "Most research to date has not investigated whether scaling laws "
+                                          "help debugging.", 0.9, True),
+                               (paper, "Scaling laws can be exploited for debugging convergence of large models.",
+                                0.8, True)))
+    assert draft.sentences[0].prefix == "**Yes**: ", draft.sentences[0]
