@@ -31,7 +31,7 @@ _DIFFERENCE_AFTER = re.compile(r"^\s*(?:points?\s+|pp\s+|absolute\s+|relative\s+
                                re.IGNORECASE)
 _DIFFERENCE_BEFORE = re.compile(r"\b(?:by|of)\s+(?:up\s+to\s+|about\s+|around\s+|nearly\s+|over\s+)?$",
                                 re.IGNORECASE)
-_OUT_OF = re.compile(r"\s+(?:out\s+)?of\s+(?:the\s+)?$|^\s+(?:out\s+)?of\s+(?:the\s+)?", re.IGNORECASE)
+_OUT_OF = re.compile(r"\s+(?:out\s+)?of\s+(?:the\s+)?", re.IGNORECASE)  # between "11" and "14"
 
 
 def lead_figure(part: Part, text: str, question: str, abstract: str = "") -> str:
@@ -73,7 +73,7 @@ def _is_difference(text: str, m: re.Match[str]) -> bool:
 def _with_its_whole(text: str, best: re.Match[str], every: list[re.Match[str]]) -> str:
     """"11 out of 14": the part and the whole it is counted out of, whichever of the two was chosen."""
     for a, b in zip(every, every[1:], strict=False):
-        if best in (a, b) and re.fullmatch(r"\s+(?:out\s+)?of\s+(?:the\s+)?", text[a.end():b.start()], re.IGNORECASE):
+        if best in (a, b) and _OUT_OF.fullmatch(text[a.end():b.start()]):
             return text[a.start():b.end()]
     return best.group(0)
 
