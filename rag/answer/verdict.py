@@ -16,7 +16,7 @@ import re
 from rag.answer.intent import Part
 from rag.text.antonyms import contrasted
 from rag.text.lexicon import STOPWORDS, stem, tokens
-from rag.text.numbers import counts_differ
+from rag.text.numbers import counts_differ, shares_differ
 from rag.text.vocab import DENIALS, MINIMISERS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
@@ -75,8 +75,8 @@ def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str =
     hits = focus & words
     if not focus or len(hits) < coverage * len(focus):
         return "", ""
-    if counts_differ(part.text, sentence):  # a false premise: "a single dataset" where it says six
-        return "No", "No"
+    if counts_differ(part.text, sentence) or shares_differ(part.text, sentence):  # a false premise:
+        return "No", "No"  # "a single dataset" where it says six, "75%" where it says 99%
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said
     denied = {_root(d) for d in denied_terms(sentence, asked) - denied_terms(part.text, set())}

@@ -165,6 +165,24 @@ def counts(text: str) -> dict[str, set[float]]:
     return out
 
 
+_BOUND = re.compile(r"(?:over|above|beyond|exceeding|under|below|nearly|almost|about|around|roughly|"
+                    r"approximately|than|least|most|~|>|<)\s*$", re.IGNORECASE)
+
+
+def _shares(text: str, exact: bool = False) -> set[float]:
+    """The shares a text gives ("75%"); ``exact``: not those it gives as a bound ("over 90%")."""
+    return {float(m.group(1).replace(",", "")) for m in _DIGITS.finditer(text) if m.group(0).rstrip().endswith("%")
+            and not (exact and _BOUND.search(text[:m.start()]))}
+
+
+def shares_differ(asked: str, stated: str) -> bool:
+    """The question gives a share the sentence gives otherwise: "cut length by up to 75%" against
+    "reduce lengths by up to 99%". A bound ("over 90%") is no such claim; a sentence with no share
+    differs in nothing."""
+    mine, theirs = _shares(asked, exact=True), _shares(stated)
+    return bool(mine and theirs) and not any(close(a, b) for a in mine for b in theirs)
+
+
 def counts_differ(asked: str, stated: str) -> bool:
     """The question counts a thing the sentence also counts, and no count agrees: "a single
     dataset" against "six datasets". Different things counted, or nothing counted, differ in nothing."""
