@@ -7,17 +7,19 @@ fine-tunes the encoder: "instead" governs "prompting", not the clause after the 
 but also Y" says X. What the question denies too agrees ("trained with no natural videos?" over
 "without natural videos" is a yes). A sentence that says the opposite of a word the question asks
 and does not say that word ("large datasets?" over "on small datasets"; WordNet's antonyms, in
-``rag.text.antonyms``) answers "No"."""
+``rag.text.antonyms``) answers "No", and so does one that moves a thing the question moves the other
+way ("did it hurt generalization?" over "while maintaining generalization")."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from rag.answer.intent import Part
 from rag.text.antonyms import contrasted
 from rag.text.lexicon import STOPWORDS, stem, tokens
 from rag.text.numbers import counts_differ, shares_differ
-from rag.text.vocab import DENIALS, MINIMISERS, NEGATIONS, SCOPE_ENDS, STATE_DENIALS
+from rag.text.vocab import DENIALS, KEEPS, LOWERS, MINIMISERS, NEGATIONS, RAISES, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
 # after what a denial verb takes ("eliminates X", "avoids X"), a place or target is not denied
@@ -53,6 +55,46 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
     return denied
 
 
+_OPPOSED = {"raise": {"lower"}, "lower": {"raise", "keep"}, "keep": {"lower"}}
+
+
+def moved_terms(text: str) -> dict[str, set[str]]:
+    """The words a text moves, by direction ("raise", "lower", "keep"): a direction word
+    governs the few content words after it in its clause ("reduces the model's dependency on
+    depth" lowers "model", "depend", "depth"). A negated direction moves nothing ("does not
+    improve" is no claim that it lowers)."""
+    moved: dict[str, set[str]] = {}
+    for clause in _CLAUSE.split(text):
+        words = [w.lower() for w in tokens(clause) if w[0].isalpha()]
+        way, left = "", 0
+        for i, w in enumerate(words):
+            kind = "raise" if w in RAISES else "lower" if w in LOWERS else "keep" if w in KEEPS else ""
+            if kind:
+                negated = any(p in NEGATIONS or p in DENIALS for p in words[max(0, i - 2): i])
+                way, left = ("", 0) if negated else (kind, SCOPE)
+            elif w in SCOPE_ENDS or w in NEGATIONS or w in DENIALS:
+                way, left = "", 0
+            elif left and w not in STOPWORDS:
+                moved.setdefault(way, set()).add(w)
+                left -= 1
+    return moved
+
+
+def moved_apart(asked: str, said: str) -> bool:
+    """The sentence moves a thing the question moves, the other way: "did fine-tuning hurt
+    generalization?" over "while maintaining generalization"."""
+    mine, theirs = moved_terms(asked), moved_terms(said)
+    return any(_kin(a, b) for way in mine for other in _OPPOSED[way]
+               for a in mine[way] for b in theirs.get(other, ()))
+
+
+def _kin(a: str, b: str) -> bool:
+    """One word, or words of one root ("efficient" and "efficiency", "depend" and "dependency"):
+    they agree up to the last two letters of the shorter, and in six letters at least."""
+    common = len(os.path.commonprefix([a, b]))
+    return a == b or common >= max(6, min(len(a), len(b)) - 2)
+
+
 def _root(stemmed: str) -> str:
     """A stem without its final "e", so that "improve" meets "improving" ("improv")."""
     return stemmed[:-1] if stemmed.endswith("e") and len(stemmed) > 4 else stemmed
@@ -82,6 +124,6 @@ def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str =
     denied = {_root(d) for d in denied_terms(sentence, asked) - denied_terms(part.text, set())}
     negated = bool(hits & denied)
     content = ([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, [w.lower() for w in said]))
-    contrast = bool(contrasted(*content))
+    contrast = bool(contrasted(*content)) or moved_apart(part.text, sentence)
     flipped = bool(_NEGATED_ASK.match(part.text))  # "Isn't X ...?": a denial agrees
     return ("No" if (negated or contrast) != flipped else "Yes"), ("No" if negated != flipped else "Yes")

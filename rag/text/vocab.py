@@ -36,6 +36,19 @@ CONTRASTS = frozenset("unlike instead rather avoid avoids avoiding".split())
 DENYING_PHRASES = ("it is false that", "it is untrue that", "it is not the case that")
 # Words that deny a change to what their clause is about ("keeps the encoder frozen").
 STATE_DENIALS = frozenset("""frozen freeze freezes freezing fixed unchanged intact untouched""".split())
+# Words that move what follows them one way or the other ("reduces the model's dependency on
+# depth", "limits the efficiency", "more efficient") or keep it ("while maintaining generalization"):
+# a question moving a thing one way over a sentence moving it the other is answered "No".
+RAISES = frozenset("""improve improves improved improving increase increases increased increasing
+boost boosts boosted boosting enhance enhances enhanced enhancing raise raises raised raising
+strengthen strengthens strengthened strengthening more higher greater better""".split())
+LOWERS = frozenset("""reduce reduces reduced reducing decrease decreases decreased decreasing lower
+lowers lowered lowering limit limits limited limiting hurt hurts hurting harm harms harmed harming
+degrade degrades degraded degrading diminish diminishes diminished diminishing weaken weakens
+weakened weakening worsen worsens worsened worsening impair impairs impaired impairing less fewer
+worse""".split())
+KEEPS = frozenset("""maintain maintains maintained maintaining preserve preserves preserved
+preserving retain retains retained retaining""".split())
 # Words that end a negation's scope inside a sentence ("does not X but Y": Y is asserted).
 SCOPE_ENDS = frozenset("but while whereas although though however yet and".split())
 

@@ -139,3 +139,24 @@ def test_a_denial_verb_denies_its_object_not_where_the_object_acts():
 def test_a_share_the_sentence_gives_otherwise_is_a_false_premise_a_bound_is_not(question, expected):
     sentence = "With fine-tuning, KV-Distill can cut context length by up to 99% while keeping quality."
     assert verdict(question, sentence) == expected
+
+
+CAUSAL = ("We explore fine-tuning with hard negative cases, showing that targeted fine-tuning can "
+          "improve causal reasoning while maintaining generalization and downstream performance.")
+
+
+@pytest.mark.parametrize(("question", "sentence", "expected"), [
+    ("Did fine-tuning with hard negative cases hurt generalization?", CAUSAL, "No"),
+    ("Does fine-tuning with hard negative cases keep generalization?", CAUSAL, "Yes"),
+    ("Does fine-tuning with hard negative cases improve causal reasoning?", CAUSAL, "Yes"),
+    ("Does KV shifting make the model depend more on depth and width?",
+     "We prove that KV shifting attention reduces the model's dependency on depth and width.", "No"),
+    ("Does KV shifting reduce the model's dependency on depth and width?",
+     "We prove that KV shifting attention reduces the model's dependency on depth and width.", "Yes"),
+    ("Do sampled anchors make masked language models more efficient?",
+     "Models adopt sampled embeddings as anchors, which limits the efficiency of masked language models.", "No"),
+    ("Does the method fail to improve accuracy on small datasets?",
+     "The method does not improve accuracy on small datasets.", "Yes"),  # a negated move is no move
+])
+def test_a_thing_the_sentence_moves_the_other_way_is_answered_no(question, sentence, expected):
+    assert verdict(question, sentence) == expected
