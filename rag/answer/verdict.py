@@ -18,6 +18,7 @@ import re
 from rag.answer.intent import Part
 from rag.text.antonyms import contrasted
 from rag.text.lexicon import STOPWORDS, stem, tokens
+from rag.text.names import names
 from rag.text.numbers import counts_differ, shares_differ
 from rag.text.vocab import DENIALS, KEEPS, LOWERS, MINIMISERS, NEGATIONS, RAISES, SCOPE_ENDS, STATE_DENIALS
 
@@ -88,6 +89,34 @@ def moved_apart(asked: str, said: str) -> bool:
                for a in mine[way] for b in theirs.get(other, ()))
 
 
+_BEATS = re.compile(r"\b(?:outperform|surpass|beat|exceed|outrun|outscore)(?:s|es|ed|ing)?\b|"
+                    r"\b(?:better|stronger|faster)\s+than\b|\bsuperior\s+to\b", re.IGNORECASE)
+_PASSIVE = re.compile(r"^\s*by\b", re.IGNORECASE)
+
+
+def _ranked(text: str) -> list[tuple[set[str], set[str]]]:
+    """Who beats whom, as (winners, losers) by name: the names before a "beats" word in its clause
+    and those after it, up to the next ("B surpasses C and outperforms A" puts B over C and over A;
+    "A is outperformed by B" puts B over A)."""
+    out = []
+    for clause in _CLAUSE.split(text):
+        cues = list(_BEATS.finditer(clause))
+        for i, cue in enumerate(cues):
+            end = cues[i + 1].start() if i + 1 < len(cues) else len(clause)
+            before, after = set(names(clause[: cue.start()])), set(names(clause[cue.end(): end]))
+            passive = cue.group(0).lower().endswith("ed") and _PASSIVE.match(clause[cue.end():])
+            out.append((after, before) if passive else (before, after))
+    return out
+
+
+def ranked_apart(asked: str, said: str) -> bool:
+    """The question puts A over B and the sentence B over A: "did LOMO outperform BAdam?" over
+    "BAdam ... more substantially outperforms LOMO"."""
+    return any(b in theirs_win and a in theirs_lose and a not in theirs_win
+               for mine_win, mine_lose in _ranked(asked)[:1] for a in mine_win for b in mine_lose
+               for theirs_win, theirs_lose in _ranked(said))
+
+
 def _kin(a: str, b: str) -> bool:
     """One word, or words of one root ("efficient" and "efficiency", "depend" and "dependency"):
     they agree up to the last two letters of the shorter, and in six letters at least."""
@@ -117,7 +146,8 @@ def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str =
     hits = focus & words
     if not focus or len(hits) < coverage * len(focus):
         return "", ""
-    if counts_differ(part.text, sentence) or shares_differ(part.text, sentence):  # a false premise:
+    if counts_differ(part.text, sentence) or shares_differ(part.text, sentence) \
+            or ranked_apart(part.text, sentence):  # a false premise (or who beats whom reversed):
         return "No", "No"  # "a single dataset" where it says six, "75%" where it says 99%
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said

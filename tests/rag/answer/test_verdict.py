@@ -160,3 +160,16 @@ CAUSAL = ("We explore fine-tuning with hard negative cases, showing that targete
 ])
 def test_a_thing_the_sentence_moves_the_other_way_is_answered_no(question, sentence, expected):
     assert verdict(question, sentence) == expected
+
+
+BADAM = "The evaluation on MT-bench shows that BAdam modestly surpasses LoRA and more substantially outperforms LOMO."
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("On MT-bench, did LOMO outperform BAdam?", "No"),
+    ("On MT-bench, was BAdam outperformed by LOMO?", "No"),
+    ("On MT-bench, did BAdam outperform LOMO?", "Yes"),
+    ("On MT-bench, was LOMO outperformed by BAdam?", "Yes"),
+])
+def test_who_beats_whom_reversed_is_answered_no(question, expected):
+    assert verdict(question, BADAM) == expected
