@@ -165,22 +165,29 @@ def counts(text: str) -> dict[str, set[float]]:
     return out
 
 
-_BOUND = re.compile(r"(?:over|above|beyond|exceeding|under|below|nearly|almost|about|around|roughly|"
-                    r"approximately|than|least|most|~|>|<)\s*$", re.IGNORECASE)
+_BOUND = re.compile(r"(?:over|above|beyond|exceeding|under|below|than|least|most|>|<)\s*$", re.IGNORECASE)
+_ABOUT = re.compile(r"(?:nearly|almost|about|around|roughly|approximately|some|~)\s*$", re.IGNORECASE)
+ABOUT = 0.2  # "about 25%" holds within a fifth of 25 either way
 
 
-def _shares(text: str, exact: bool = False) -> set[float]:
-    """The shares a text gives ("75%"); ``exact``: not those it gives as a bound ("over 90%")."""
-    return {float(m.group(1).replace(",", "")) for m in _DIGITS.finditer(text) if m.group(0).rstrip().endswith("%")
-            and not (exact and _BOUND.search(text[:m.start()]))}
+def _shares(text: str) -> dict[float, float]:
+    """The shares a text claims ("75%"), each with how far off it may be: none for a share given
+    as such, a fifth of it for one given as about ("about 25%"); a bound ("over 90%") claims none."""
+    out = {}
+    for m in _DIGITS.finditer(text):
+        if m.group(0).rstrip().endswith("%") and not _BOUND.search(text[: m.start()]):
+            value = float(m.group(1).replace(",", ""))
+            out[value] = ABOUT * value if _ABOUT.search(text[: m.start()]) else 0.0
+    return out
 
 
 def shares_differ(asked: str, stated: str) -> bool:
     """The question gives a share the sentence gives otherwise: "cut length by up to 75%" against
-    "reduce lengths by up to 99%". A bound ("over 90%") is no such claim; a sentence with no share
-    differs in nothing."""
-    mine, theirs = _shares(asked, exact=True), _shares(stated)
-    return bool(mine and theirs) and not any(close(a, b) for a in mine for b in theirs)
+    "reduce lengths by up to 99%", "by about 25%" against "by 56.6%". A bound ("over 90%") is no
+    such claim; a sentence with no share differs in nothing."""
+    mine, theirs = _shares(asked), _shares(stated)
+    return bool(mine and theirs) and not any(close(a, b) or abs(a - b) <= off
+                                             for a, off in mine.items() for b in theirs)
 
 
 def counts_differ(asked: str, stated: str) -> bool:

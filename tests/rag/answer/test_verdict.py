@@ -135,6 +135,8 @@ def test_a_denial_verb_denies_its_object_not_where_the_object_acts():
     ("With fine-tuning, does KV-Distill cut context length by up to 75%?", "No"),
     ("With fine-tuning, does KV-Distill cut context length by up to 99%?", "Yes"),
     ("With fine-tuning, does KV-Distill cut context length by over 90%?", "Yes"),
+    ("With fine-tuning, does KV-Distill cut context length by about 50%?", "No"),
+    ("With fine-tuning, does KV-Distill cut context length by roughly 95%?", "Yes"),
 ])
 def test_a_share_the_sentence_gives_otherwise_is_a_false_premise_a_bound_is_not(question, expected):
     sentence = "With fine-tuning, KV-Distill can cut context length by up to 99% while keeping quality."
