@@ -22,7 +22,7 @@ from rag.answer.features import is_named
 from rag.answer.figures import lead_figure
 from rag.answer.intent import Intent, Part, parse_intent
 from rag.answer.model import ReaderModel
-from rag.answer.verdict import read_yes_no
+from rag.answer.verdict import false_premise, read_yes_no
 from rag.settings import AnswerSettings
 from rag.text.abbreviations import spelled_out
 from rag.text.cues import INTRO, OWN_WORK
@@ -95,8 +95,12 @@ class OfflineComposer:
     def _best(self, part: Part, cands: Sequence[Sentence], intent: Intent) -> tuple[Sentence, str]:
         """The best sentence for a part and its lead span. A figure or name part prefers a
         sentence that holds one among the closest few; a yes/no part the first that decides."""
-        if part.kind == "yes_no":  # a denial among the best few is the more telling evidence; a
+        if part.kind == "yes_no":  # a count or share the first paper gives otherwise, anywhere in
+            # it, is a false premise; a denial among the best few is the more telling evidence; a
             # contrast ("small" where "large" is asked) only among the closest
+            own = [c for c in cands if c.paper.paper.id == cands[0].paper.paper.id]
+            if (at := false_premise(part.text, [c.text for c in own])) is not None:
+                return own[at], "No"
             read = [(c, *read_yes_no(part, c.text, self.settings.yes_no_coverage,
                                      spelled_out(c.text, c.paper.paper.abstract)))
                     for c in cands[: self.settings.yes_no_candidates]]

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 
 from rag.answer.intent import Part
 from rag.text.antonyms import contrasted
 from rag.text.lexicon import STOPWORDS, stem, tokens
 from rag.text.names import names
-from rag.text.numbers import counts_differ, shares_differ
+from rag.text.numbers import counts_agree, counts_differ, shares_agree, shares_differ
 from rag.text.vocab import DENIALS, KEEPS, LOWERS, MINIMISERS, NEGATIONS, RAISES, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
@@ -54,6 +55,15 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
                 denied.add(stem(w))
                 left -= 1
     return denied
+
+
+def false_premise(asked: str, sentences: Sequence[str]) -> int | None:
+    """The place of the first of one abstract's sentences that counts the asked thing otherwise, or
+    gives the asked share otherwise, when none of them agrees: "evaluated with just one LLM?" over
+    its "employing five LLMs", wherever that sentence ranks."""
+    if any(counts_agree(asked, s) or shares_agree(asked, s) for s in sentences):
+        return None
+    return next((i for i, s in enumerate(sentences) if counts_differ(asked, s) or shares_differ(asked, s)), None)
 
 
 _OPPOSED = {"raise": {"lower"}, "lower": {"raise", "keep"}, "keep": {"lower"}}

@@ -186,8 +186,20 @@ def shares_differ(asked: str, stated: str) -> bool:
     "reduce lengths by up to 99%", "by about 25%" against "by 56.6%". A bound ("over 90%") is no
     such claim; a sentence with no share differs in nothing."""
     mine, theirs = _shares(asked), _shares(stated)
-    return bool(mine and theirs) and not any(close(a, b) or abs(a - b) <= off
-                                             for a, off in mine.items() for b in theirs)
+    return bool(mine and theirs) and not shares_agree(asked, stated)
+
+
+def shares_agree(asked: str, stated: str) -> bool:
+    """A share the question gives is one the sentence gives too (within "about")."""
+    theirs = _shares(stated)
+    return any(close(a, b) or abs(a - b) <= off for a, off in _shares(asked).items() for b in theirs)
+
+
+def counts_agree(asked: str, stated: str) -> bool:
+    """The sentence counts a thing the question counts, as many."""
+    stated_counts = counts(stated)
+    return any(close(a, b) for thing, values in counts(asked).items()
+               for a in values for b in stated_counts.get(thing, ()))
 
 
 def counts_differ(asked: str, stated: str) -> bool:

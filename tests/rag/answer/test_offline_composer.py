@@ -244,3 +244,17 @@ def test_a_denial_in_a_sentence_about_research_to_date_is_no_answer_about_the_ne
                                (paper, "Scaling laws can be exploited for debugging convergence of large models.",
                                 0.8, True)))
     assert draft.sentences[0].prefix == "**Yes**: ", draft.sentences[0]
+
+
+def test_a_count_the_first_paper_gives_otherwise_anywhere_is_a_false_premise():
+    """"Was DATG evaluated with just one base LLM?" is answered from its "five LLMs" sentence
+    though the reader ranks it sixth; a sentence of the paper that agrees keeps the premise."""
+    text = ("DATG steers generation with attribute words. It rewrites the decoding graph. It reranks "
+            "the graph nodes. It lowers toxicity a lot. It keeps fluency. We employ five LLMs as base models.")
+    paper = scored_paper("p8", text, "DATG")
+    sentences = text.split(". ")
+    q = "Was DATG evaluated with just one base LLM?"
+    ranked = [(paper, s, 0.9 - 0.1 * i, True) for i, s in enumerate(sentences)]
+    assert compose(q, reading(q, *ranked)).sentences[0].prefix == "**No**: "
+    agreeing = [*ranked, (paper, "One base LLM is tuned first", 0.1, True)]
+    assert compose(q, reading(q, *agreeing)).sentences[0].prefix != "**No**: "
