@@ -80,12 +80,14 @@ def _bm25(terms: dict[str, float], words: Counter[str], length: int, average: fl
 
 def is_named(paper: ScoredPaper, asked: Sequence[str]) -> bool:
     """The question names this paper: a name it asks about is the paper's own method name (or an
-    alias), or leads its title."""
+    alias), or leads its title, or is a title it quotes that the abstract says ("a reproducibility
+    study of 'Teaching CLIP to Count to Ten'")."""
     p = paper.paper
     own = [a for a in (p.method or "", *p.aliases) if a]
     title = (p.title or "").split(":")[0]
     return any(mentions(a, n) for n in asked for a in own) or any(
-        title and name_pattern(n).match(title.strip()) for n in asked)
+        title and name_pattern(n).match(title.strip()) for n in asked) or any(
+        len(n.split()) > 1 and name_pattern(n).search(p.text) for n in asked)
 
 
 def kind_of(part: Part) -> str:

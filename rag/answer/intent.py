@@ -217,10 +217,20 @@ def _part(text: str, question: str, said: tuple[str, ...]) -> Part:
     return Part(text, kind, focus, _unit(text), frozenset(_counted(text)))
 
 
+_QUOTED = re.compile(r"(?:(?<=\s)|^)[\"'“‘]([^\"'“”‘’]{3,120}?)[\"'”’](?=[\s?!,.;:)]|$)")
+
+
+def quoted(question: str) -> list[str]:
+    """Titles the question quotes ("the 'Teaching CLIP to Count to Ten' method"): a name it asks
+    about, as a paper or an abstract may say it. One quoted word is emphasis, not a title."""
+    return [q.strip() for q in _QUOTED.findall(question) if len(q.split()) >= 2]
+
+
 def parse_intent(question: str) -> Intent:
     """Parse a (stand-alone) question once."""
     author = author_in_question(question)
-    said = tuple(n for n in names(question) if not (author and n in author.split()))
+    said = tuple(dict.fromkeys([*quoted(question), *(n for n in names(question)
+                                                     if not (author and n in author.split()))]))
     # "Can you tell me which papers ...?" is a request, not a yes/no question: read what it asks
     texts = split_parts(clean_question(question))
     parts = tuple(_part(t, question, said) for t in texts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rag.answer.features import FEATURES, candidates, part_features
+from rag.answer.features import FEATURES, candidates, is_named, part_features
 from rag.answer.intent import parse_intent
 from rag.types import ScoredPaper
 from tests.support import scored_paper
@@ -45,3 +45,12 @@ def test_the_sentence_introducing_a_paper_the_question_names_is_marked_for_each_
     assert marked == {"We propose GlimmerNet, a contrastive method for scans.": 1.0,
                       "It takes anchor mixtures as hard negative pairs.": 0.0,
                       "We introduce TideRank, a ranking model for scans today.": 0.0}
+
+
+def test_a_quoted_title_the_abstract_says_names_its_paper():
+    reproduction = scored_paper("r1", "This paper conducts a reproducibility study of 'Teaching CLIP to Count "
+                                      "to Ten', which adds a counting-contrastive loss.", None)
+    other = scored_paper("r2", "CountNet teaches a vision model to count to ten objects.", "CountNet")
+    asked = parse_intent("What loss does the 'Teaching CLIP to Count to Ten' method add?").names
+    assert is_named(reproduction, asked)
+    assert not is_named(other, asked)

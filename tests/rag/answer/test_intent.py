@@ -264,3 +264,13 @@ def test_asking_what_happens_or_causes_asks_for_a_description_not_a_name(questio
 def test_studied_is_a_frame_word_like_study():
     question = "Which pre-trained language model was studied to see how DPO works?"
     assert "studi" not in parse_intent(question).parts[0].focus
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("What loss does the 'Teaching CLIP to Count to Ten' method add?", ("Teaching CLIP to Count to Ten", "CLIP")),
+    ("Which paper is “Attention Is All You Need”?", ("Attention Is All You Need",)),
+    ("What did the analysis of SciDFM's expert layers find?", ("SciDFM",)),  # an apostrophe quotes nothing
+    ("What does the 'fast' mode do?", ()),  # one quoted word is emphasis
+])
+def test_a_quoted_title_is_a_name_the_question_asks_about(question, names):
+    assert parse_intent(question).names == names
