@@ -25,7 +25,7 @@ from rag.text.vocab import DENIALS, KEEPS, LOWERS, MINIMISERS, NEGATIONS, RAISES
 
 SCOPE = 4  # content words a cue reaches, within its clause
 # after what a denial verb takes ("eliminates X", "avoids X"), a place or target is not denied
-_PLACE = frozenset("on in at to from across within into onto".split())
+_PLACE = frozenset("on in at from across within into onto".split())  # not "to": "the need to modify"
 QUANTITIES = frozenset("more less many few fewer much".split())  # stop words read for their opposite
 _NEGATED_ASK = re.compile(r"^\s*(?:isn't|aren't|doesn't|don't|didn't|can't|cannot|wasn't|weren't|"
                           r"won't|wouldn't|shouldn't|hasn't|haven't)\b|^\s*\w+\s+not\b", re.IGNORECASE)

@@ -175,3 +175,9 @@ BADAM = "The evaluation on MT-bench shows that BAdam modestly surpasses LoRA and
 ])
 def test_who_beats_whom_reversed_is_answered_no(question, expected):
     assert verdict(question, BADAM) == expected
+
+
+def test_a_denial_reaches_past_an_infinitive_to():
+    """"eliminate the need to modify the backbone's code" denies modifying it: "to" here is no place."""
+    sentence = "Our techniques eliminate the need to modify the backbone code, making OpenDelta compatible."
+    assert verdict("Does OpenDelta require changing the backbone code?", sentence) == "No"
