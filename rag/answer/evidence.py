@@ -14,7 +14,7 @@ from typing import Protocol
 from rag.answer.intent import Intent, Part
 from rag.text.lexicon import GENERIC_TERMS, content_terms, mentions, stem, tokens
 from rag.text.names import name_pattern, names
-from rag.text.numbers import number_spans, percent, times
+from rag.text.numbers import could_score, number_spans, percent, times
 from rag.types import Draft, Evidence, ScoredPaper
 
 
@@ -77,8 +77,11 @@ def holds(part: Part, sentence: str, terms: set[str], paper: ScoredPaper | None 
         return bool(number_spans(sentence, part.text))
     if part.kind != "number":
         return True
-    spans = [m.group(0) for m in number_spans(sentence, part.text)]
-    if part.unit == "%":
+    found = number_spans(sentence, part.text)
+    spans = [m.group(0) for m in found]
+    if part.unit == "score":  # "what accuracy": "75.5%", not "six languages"
+        spans = [m.group(0) for m in found if could_score(sentence, m)]
+    elif part.unit == "%":
         spans = [s for s in spans if is_share(s)]
     elif part.unit == "x":
         spans = [s for s in spans if times(s)] or (spans if re.search(r"faster|speed", sentence) else [])

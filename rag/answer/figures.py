@@ -8,7 +8,7 @@ the one that measures what was asked, cut from the sentence as it is written (ne
 - "How much better/faster/more ..." asks for a difference: a figure said as one ("22% more
   inputs than", "by 5.4%", "a 3x speedup") comes before a count ("three datasets").
 - "What accuracy ...?" asks for a score: a whole number that counts things ("three benchmarks")
-  comes after the rest.
+  or a number said in words ("six", "Ten") is none.
 - "11 out of 14 datasets" is one figure: the lead is "11 out of 14", never half of it.
 - Among the rest, the figure nearest the question's words."""
 
@@ -20,7 +20,7 @@ from rag.answer.evidence import is_share
 from rag.answer.intent import Part
 from rag.text.abbreviations import definitions
 from rag.text.lexicon import stem, tokens
-from rag.text.numbers import number_spans, times
+from rag.text.numbers import could_score, number_spans, times
 from rag.text.respectively import respective
 
 _ASKS_DIFFERENCE = re.compile(r"\bhow\s+much\s+(?:better|more|less|faster|slower|higher|lower|larger|smaller|"
@@ -39,8 +39,8 @@ def lead_figure(part: Part, text: str, question: str, abstract: str = "") -> str
     every = number_spans(text, question)
     spans = [m for m in every if part.unit != "%" or is_share(m.group(0))]
     spans = [m for m in spans if part.unit != "x" or times(m.group(0))] or spans
-    if part.unit == "score":  # "what accuracy": a score, not "three benchmarks"
-        spans = [m for m in spans if not _counts_things(text, m)] or spans
+    if part.unit == "score":  # "what accuracy": a score, not "three benchmarks" nor "six"
+        spans = [m for m in spans if could_score(text, m)]
     if not spans:
         return ""
     placed = respective(text, every, question)  # "5.8, 3.9, and 2.1 on A, B, and C,
@@ -56,14 +56,6 @@ def lead_figure(part: Part, text: str, question: str, abstract: str = "") -> str
                for m in re.finditer(re.escape(t[:5]), text, re.IGNORECASE)]
     best = min(spans, key=lambda m: min((abs(m.start() - a) for a in anchors), default=0))
     return _with_its_whole(text, best, every)
-
-
-def _counts_things(text: str, m: re.Match[str]) -> bool:
-    """A whole number followed by a plural noun counts things ("three benchmarks", "12 tasks")."""
-    if re.search(r"[.%]", m.group(0)):
-        return False
-    after = re.match(r"\s+(?:[a-z][\w-]*\s+){0,2}?([A-Za-z][\w-]*s)\b", text[m.end():])
-    return after is not None and not after.group(1).lower().endswith(("ss", "us", "is"))
 
 
 def _is_difference(text: str, m: re.Match[str]) -> bool:

@@ -106,7 +106,8 @@ def figure_not_given(scored: Scored) -> str:
     """Why a one-part figure question is not answered though the evidence looks on topic: no
     abstract states the figure that names the asked variant (``of_the_asked_variant``), or the
     question names a paper the evidence holds and no sentence of it gives the figure (a figure of
-    X is X's own; another paper's number, however close in wording, measures something else).
+    X is X's own; another paper's number, however close in wording, measures something else). A
+    question naming none is asked of the paper the reader reads first.
     "" otherwise, and for a question of several parts (the others may still be answered; the
     composer leads that part with no borrowed figure)."""
     intent = scored.intent
@@ -117,10 +118,13 @@ def figure_not_given(scored: Scored) -> str:
     figures = scaled_figures(intent.question)
     if part.kind == "number" and figures and not held.any():
         return f"no retrieved abstract that says {', '.join(figures.values())} gives a figure for: {asked}"
-    named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
-    if not named.any():
+    if part.kind != "number" or not scored.pool:
         return ""
-    if part.kind == "number" and not held[named].any():
+    named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
+    if not named.any():  # the paper the reader reads first stands for the one asked about
+        first = scored.pool[int(np.argmax(scored.probabilities[0]))].paper.paper.id
+        named = np.array([c.paper.paper.id == first for c in scored.pool], dtype=bool)
+    if not held[named].any():
         paper = next(c.paper.paper for c, n in zip(scored.pool, named, strict=True) if n)
         who = paper.method or (paper.title or paper.id).split(":")[0]
         return f"the abstract of {who} gives no figure for: {asked}"

@@ -36,6 +36,20 @@ def number_spans(sentence: str, given: str = "") -> list[re.Match[str]]:
 _MARKER = re.compile(r"(?:\(|^|\s)\d{1,2}\)")  # "(3) open-source models lag", "1) ...": an item's number
 
 
+def counts_things(text: str, m: re.Match[str]) -> bool:
+    """A whole number followed by a plural noun counts things ("three benchmarks", "12 tasks")."""
+    if re.search(r"[.%]", m.group(0)):
+        return False
+    after = re.match(r"\s+(?:[a-z][\w-]*\s+){0,2}?([A-Za-z][\w-]*s)\b", text[m.end():])
+    return after is not None and not after.group(1).lower().endswith(("ss", "us", "is"))
+
+
+def could_score(text: str, m: re.Match[str]) -> bool:
+    """The figure at ``m`` could be a score ("75.5%", "52.6 IEX", "0.83"): written in digits, and
+    no count of things ("three benchmarks", "six languages", the "Ten" of a title)."""
+    return m.group(0)[0].isdigit() and not counts_things(text, m)
+
+
 def percent(span: str) -> bool:
     return "%" in span or "percent" in span
 

@@ -36,3 +36,11 @@ def test_asking_for_a_score_is_not_answered_with_a_count_of_benchmarks():
     sentence = ("RASAT achieves state-of-the-art results across all three benchmarks "
                 "(75.5% EX on Spider, 52.6% IEX on SParC, and 37.4% IEX on CoSQL).")
     assert lead("What execution accuracy does RASAT reach on the Spider text-to-SQL benchmark?", sentence) == "75.5%"
+
+
+def test_a_count_or_a_number_in_words_is_no_score():
+    question = "What lemmatization accuracy does the best lemmatizer reach?"
+    assert lead(question, "We develop contextual lemmatizers in six languages.") == ""
+    assert lead(question, "We train lemmatizers for 12 languages.") == ""
+    assert lead(question, "A reproduction of 'Teaching CLIP to Count to Ten' improves counting accuracy.") == ""
+    assert lead(question, "The best lemmatizer reaches 95.2% on 12 languages.") == "95.2%"

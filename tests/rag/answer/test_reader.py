@@ -138,6 +138,15 @@ def test_a_named_paper_that_gives_the_figure_or_no_name_is_not_declined_for_it()
     assert figure_not_given(_scored_pool("How many parameters does the drag model have?", [False, True])) == ""
 
 
+def test_a_figure_the_best_read_paper_does_not_give_is_declined_when_no_paper_is_named():
+    """No name in the question: the paper read first stands for the one asked about, and another
+    paper's figure measures something else."""
+    from rag.answer.reader import figure_not_given
+
+    reason = figure_not_given(_scored_pool("How many parameters does the drag model have?", [True, False]))
+    assert reason == "the abstract of KelpCodec gives no figure for: How many parameters does the drag model have"
+
+
 def test_a_list_question_is_judged_on_its_papers_not_on_the_figure_each_line_gives_or_lacks():
     """"Which papers ..., and how much do they save?": each listed paper gives its figure or says
     it gives none, so no figure anywhere is no reason to decline the list; a one-paper question
