@@ -77,10 +77,10 @@ def holds(part: Part, sentence: str, terms: set[str], paper: ScoredPaper | None 
         return bool(number_spans(sentence, part.text))
     if part.kind != "number":
         return True
-    found = number_spans(sentence, part.text)
-    spans = [m.group(0) for m in found]
+    figures = number_spans(sentence, part.text)
+    spans = [m.group(0) for m in figures]
     if part.unit == "score":  # "what accuracy": "75.5%", not "six languages"
-        spans = [m.group(0) for m in found if could_score(sentence, m)]
+        spans = [m.group(0) for m in figures if could_score(sentence, m)]
     elif part.unit == "%":
         spans = [s for s in spans if is_share(s)]
     elif part.unit == "x":

@@ -20,7 +20,7 @@ from rag.answer.intent import Part
 from rag.text.antonyms import contrasted
 from rag.text.lexicon import STOPWORDS, stem, tokens
 from rag.text.names import names
-from rag.text.numbers import counts_agree, counts_differ, shares_agree, shares_differ
+from rag.text.numbers import amounts_agree, amounts_differ
 from rag.text.vocab import DENIALS, KEEPS, LOWERS, MINIMISERS, NEGATIONS, RAISES, SCOPE_ENDS, STATE_DENIALS
 
 SCOPE = 4  # content words a cue reaches, within its clause
@@ -60,10 +60,11 @@ def denied_terms(sentence: str, asked: set[str]) -> set[str]:
 def false_premise(asked: str, sentences: Sequence[str]) -> int | None:
     """The place of the first of one abstract's sentences that counts the asked thing otherwise, or
     gives the asked share otherwise, when none of them agrees: "evaluated with just one LLM?" over
-    its "employing five LLMs", wherever that sentence ranks."""
-    if any(counts_agree(asked, s) or shares_agree(asked, s) for s in sentences):
+    its "employing five LLMs", "several billion tokens?" over its "only 350-700M tokens", wherever
+    that sentence ranks."""
+    if any(amounts_agree(asked, s) for s in sentences):
         return None
-    return next((i for i, s in enumerate(sentences) if counts_differ(asked, s) or shares_differ(asked, s)), None)
+    return next((i for i, s in enumerate(sentences) if amounts_differ(asked, s)), None)
 
 
 _OPPOSED = {"raise": {"lower"}, "lower": {"raise", "keep"}, "keep": {"lower"}}
@@ -156,8 +157,7 @@ def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str =
     hits = focus & words
     if not focus or len(hits) < coverage * len(focus):
         return "", ""
-    if counts_differ(part.text, sentence) or shares_differ(part.text, sentence) \
-            or ranked_apart(part.text, sentence):  # a false premise (or who beats whom reversed):
+    if amounts_differ(part.text, sentence) or ranked_apart(part.text, sentence):  # a false premise:
         return "No", "No"  # "a single dataset" where it says six, "75%" where it says 99%
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said

@@ -226,3 +226,66 @@ def counts_differ(asked: str, stated: str) -> bool:
         if other and not any(close(a, b) for a in values for b in other):
             return True
     return False
+
+
+_MAGNITUDE = re.compile(
+    r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(?:(\d+(?:\.\d+)?)\s?[-–]\s?)?(\d+(?:\.\d+)?)\s?(k|K|M|B|T|thousand|million|"
+    r"billion|trillion)\b|\b(several|a\s+few|many|tens\s+of|hundreds\s+of)\s+(thousand|million|billion|trillion)s?\b",
+    re.IGNORECASE)
+_VAGUE = {"several": (2, 10), "a few": (2, 10), "many": (2, 1000), "tens of": (10, 100), "hundreds of": (100, 1000)}
+_VARIANTS = frozenset({"model", "variant", "version", "checkpoint", "scale", "size", "llm", "lm"})
+_SCALE_OF = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12,
+             "trillion": 1e12}
+
+
+def magnitudes(text: str) -> dict[str, list[tuple[float, float]]]:
+    """What a text gives with a scale, by the stem of each word of the thing, as ranges of values:
+    "350-700M tokens" -> {token: [(3.5e8, 7e8)]}, "several billion training tokens" ->
+    {train: [(2e9, 1e10)], token: [...]}. "The 6.7B model" names a variant: no amount of models."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    for m in _MAGNITUDE.finditer(text):
+        if m.group(2):
+            scale = _SCALE_OF[m.group(3).lower()]
+            hi = float(m.group(2)) * scale
+            lo = float(m.group(1)) * scale if m.group(1) else hi
+        else:
+            scale = _SCALE_OF[m.group(5).lower()]
+            a, b = _VAGUE[re.sub(r"\s+", " ", m.group(4).lower())]
+            lo, hi = a * scale, b * scale * 0.999
+        for raw in _WORD.findall(re.sub(r"^[-\s]*(?:of\s+)?", " ", text[m.end():]))[:3]:
+            word = raw.lower().rstrip(",.;:")
+            if word in STOPWORDS or not word[0].isalpha():
+                break
+            if _singular(word) in _VARIANTS:  # "the 6.7B model" names a variant, not an amount
+                break
+            out.setdefault(_singular(word), []).append((lo, hi))
+            if raw[-1] in ",.;:":
+                break
+    return out
+
+
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] <= b[1] * 1.1 and b[0] <= a[1] * 1.1
+
+
+def magnitudes_agree(asked: str, stated: str) -> bool:
+    theirs = magnitudes(stated)
+    return any(_overlap(a, b) for thing, ranges in magnitudes(asked).items()
+               for a in ranges for b in theirs.get(thing, ()))
+
+
+def magnitudes_differ(asked: str, stated: str) -> bool:
+    """The question gives a scaled amount of a thing the sentence gives at another scale:
+    "several billion training tokens" against "only 350-700M tokens"."""
+    theirs = magnitudes(stated)
+    return any(theirs.get(thing) for thing in magnitudes(asked)) and not magnitudes_agree(asked, stated)
+
+
+def amounts_differ(asked: str, stated: str) -> bool:
+    """A count, share or scaled amount the question gives, which the sentence gives otherwise."""
+    return counts_differ(asked, stated) or shares_differ(asked, stated) or magnitudes_differ(asked, stated)
+
+
+def amounts_agree(asked: str, stated: str) -> bool:
+    """A count, share or scaled amount the question gives, which the sentence gives too."""
+    return counts_agree(asked, stated) or shares_agree(asked, stated) or magnitudes_agree(asked, stated)

@@ -8,7 +8,7 @@ import pytest
 
 from rag.answer.intent import parse_intent
 from rag.answer.verdict import yes_or_no
-from rag.text.numbers import counts, counts_differ
+from rag.text.numbers import counts, counts_differ, magnitudes, magnitudes_differ
 
 SIX = "SupReMix is evaluated on six datasets spanning MRI, X-ray, ultrasound and PET modalities."
 
@@ -181,3 +181,21 @@ def test_a_denial_reaches_past_an_infinitive_to():
     """"eliminate the need to modify the backbone's code" denies modifying it: "to" here is no place."""
     sentence = "Our techniques eliminate the need to modify the backbone code, making OpenDelta compatible."
     assert verdict("Does OpenDelta require changing the backbone code?", sentence) == "No"
+
+
+RADLADS = "Our conversion process requires only 350-700M tokens, less than 0.005% of the teacher's token count."
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Does the RADLADS conversion require several billion training tokens?", "No"),
+    ("Does the RADLADS conversion require about 500M tokens?", "Yes"),
+    ("Does the RADLADS conversion require hundreds of millions of tokens?", "Yes"),
+])
+def test_an_amount_at_another_scale_is_a_false_premise(question, expected):
+    assert verdict(question, RADLADS) == expected
+
+
+def test_a_model_size_names_a_variant_not_an_amount():
+    assert magnitudes("Does it train the 6.7B model faster?") == {}
+    assert magnitudes("Is it a 7B-parameter model?") == {"parameter": [(7e9, 7e9)]}
+    assert not magnitudes_differ("Does it make the 6.7B model train faster?", "It beats baselines on 3B models.")
