@@ -148,6 +148,19 @@ def yes_or_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "
     return read_yes_no(part, sentence, coverage, spelled)[0]
 
 
+_AUXILIARY = re.compile(r",\s+(?=(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should|must)\b)",
+                        re.IGNORECASE)
+
+
+def _asking_clause_terms(part: Part) -> set[str]:
+    """The focus of the clause that asks ("In the study of morphological information ..., were the
+    lemmatizers evaluated out of domain?" asks about the evaluation): a denial of what the opening
+    clause takes as given answers nothing."""
+    pieces = _AUXILIARY.split(part.text)
+    asked = {_root(stem(w.lower())) for w in tokens(pieces[-1]) if w[0].isalpha()}
+    return {_root(f) for f in part.focus} & asked
+
+
 def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "") -> tuple[str, str]:
     """The verdict of ``yes_or_no``, and the verdict of the sentence's negations and counts alone
     (a contrast of words left out): a caller can weigh the two kinds of evidence apart."""
@@ -162,7 +175,7 @@ def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str =
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said
     denied = {_root(d) for d in denied_terms(sentence, asked) - denied_terms(part.text, set())}
-    negated = bool(hits & denied)
+    negated = bool(hits & denied & _asking_clause_terms(part))
     content = ([w for w in ws if w not in STOPWORDS or w in QUANTITIES] for ws in (asked, [w.lower() for w in said]))
     contrast = bool(contrasted(*content)) or moved_apart(part.text, sentence)
     flipped = bool(_NEGATED_ASK.match(part.text))  # "Isn't X ...?": a denial agrees

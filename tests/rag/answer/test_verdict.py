@@ -199,3 +199,10 @@ def test_a_model_size_names_a_variant_not_an_amount():
     assert magnitudes("Does it train the 6.7B model faster?") == {}
     assert magnitudes("Is it a 7B-parameter model?") == {"parameter": [(7e9, 7e9)]}
     assert not magnitudes_differ("Does it make the 6.7B model train faster?", "It beats baselines on 3B models.")
+
+
+def test_a_denial_of_what_the_opening_clause_takes_as_given_answers_nothing():
+    sentence = "Contextual lemmatizers do well without seeing any explicit morphological signal out of domain."
+    asked = "In the study of morphological signal for lemmatizers, were the lemmatizers evaluated out of domain?"
+    assert verdict(asked, sentence) == "Yes"
+    assert verdict("Do the lemmatizers see an explicit morphological signal?", sentence) == "No"
