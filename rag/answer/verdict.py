@@ -67,37 +67,46 @@ def false_premise(asked: str, sentences: Sequence[str]) -> int | None:
     return next((i for i, s in enumerate(sentences) if amounts_differ(asked, s)), None)
 
 
+_AGAINST = frozenset("over than versus vs compared relative".split())  # what a change is measured against
 _OPPOSED = {"raise": {"lower"}, "lower": {"raise", "keep"}, "keep": {"lower"}}
 
 
-def moved_terms(text: str) -> dict[str, set[str]]:
-    """The words a text moves, by direction ("raise", "lower", "keep"): a direction word
-    governs the few content words after it in its clause ("reduces the model's dependency on
-    depth" lowers "model", "depend", "depth"). A negated direction moves nothing ("does not
-    improve" is no claim that it lowers)."""
-    moved: dict[str, set[str]] = {}
+def moved_terms(text: str) -> dict[str, list[str]]:
+    """The words a text moves, by direction ("raise", "lower", "keep"), in order and as written:
+    a direction word governs the few content words after it in its clause ("reduces the model's
+    dependency on depth" lowers "model", "dependency", "depth"). A negated direction moves nothing
+    ("does not improve" is no claim that it lowers)."""
+    moved: dict[str, list[str]] = {}
     for clause in _CLAUSE.split(text):
-        words = [w.lower() for w in tokens(clause) if w[0].isalpha()]
+        words = [w for w in tokens(clause) if w[0].isalpha()]
         way, left = "", 0
-        for i, w in enumerate(words):
+        for i, word in enumerate(words):
+            w = word.lower()
             kind = "raise" if w in RAISES else "lower" if w in LOWERS else "keep" if w in KEEPS else ""
             if kind:
-                negated = any(p in NEGATIONS or p in DENIALS for p in words[max(0, i - 2): i])
+                negated = any(p.lower() in NEGATIONS or p.lower() in DENIALS for p in words[max(0, i - 2): i])
                 way, left = ("", 0) if negated else (kind, SCOPE)
-            elif w in SCOPE_ENDS or w in NEGATIONS or w in DENIALS:
-                way, left = "", 0
+            elif w in SCOPE_ENDS or w in NEGATIONS or w in DENIALS or w in _AGAINST:
+                way, left = "", 0  # "an improvement over the BPE baseline" does not raise the baseline
             elif left and w not in STOPWORDS:
-                moved.setdefault(way, set()).add(w)
+                moved.setdefault(way, []).append(word)
                 left -= 1
     return moved
 
 
 def moved_apart(asked: str, said: str) -> bool:
     """The sentence moves a thing the question moves, the other way: "did fine-tuning hurt
-    generalization?" over "while maintaining generalization"."""
+    generalization?" over "while maintaining generalization"; "lower joint goal accuracy?" over
+    "a 7-10% improvement in JGA" (a short form meets the words it is made of)."""
     mine, theirs = moved_terms(asked), moved_terms(said)
-    return any(_kin(a, b) for way in mine for other in _OPPOSED[way]
-               for a in mine[way] for b in theirs.get(other, ()))
+    for way, words in mine.items():
+        lower = [w.lower() for w in words]
+        initials = {"".join(w[0] for w in lower[i:j]) for i in range(len(lower)) for j in range(i + 2, len(lower) + 1)}
+        for other in _OPPOSED[way]:
+            for b in theirs.get(other, ()):
+                if any(_kin(a, b.lower()) for a in lower) or (b.isupper() and b.lower() in initials):
+                    return True
+    return False
 
 
 _BEATS = re.compile(r"\b(?:outperform|surpass|beat|exceed|outrun|outscore)(?:s|es|ed|ing)?\b|"

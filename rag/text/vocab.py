@@ -41,12 +41,13 @@ STATE_DENIALS = frozenset("""frozen freeze freezes freezing fixed unchanged inta
 # a question moving a thing one way over a sentence moving it the other is answered "No".
 RAISES = frozenset("""improve improves improved improving increase increases increased increasing
 boost boosts boosted boosting enhance enhances enhanced enhancing raise raises raised raising
-strengthen strengthens strengthened strengthening more higher greater better""".split())
+strengthen strengthens strengthened strengthening more higher greater better improvement improvements
+gain gains""".split())
 LOWERS = frozenset("""reduce reduces reduced reducing decrease decreases decreased decreasing lower
 lowers lowered lowering limit limits limited limiting hurt hurts hurting harm harms harmed harming
 degrade degrades degraded degrading diminish diminishes diminished diminishing weaken weakens
 weakened weakening worsen worsens worsened worsening impair impairs impaired impairing less fewer
-worse""".split())
+worse drop drops reduction reductions decline declines degradation""".split())
 KEEPS = frozenset("""maintain maintains maintained maintaining preserve preserves preserved
 preserving retain retains retained retaining""".split())
 # Words that end a negation's scope inside a sentence ("does not X but Y": Y is asserted).

@@ -206,3 +206,16 @@ def test_a_denial_of_what_the_opening_clause_takes_as_given_answers_nothing():
     asked = "In the study of morphological signal for lemmatizers, were the lemmatizers evaluated out of domain?"
     assert verdict(asked, sentence) == "Yes"
     assert verdict("Do the lemmatizers see an explicit morphological signal?", sentence) == "No"
+
+
+@pytest.mark.parametrize(("question", "sentence", "expected"), [
+    ("Did fixing the annotations lower joint goal accuracy?",
+     "The annotation corrections lead to a 7-10% improvement in JGA.", "No"),  # a short form of the words
+    ("Did fixing the annotations raise joint goal accuracy?",
+     "The annotation corrections lead to a 7-10% improvement in JGA.", "Yes"),
+    ("Does a model trained with SuperBPE need less compute than its BPE counterpart?",
+     "SuperBPE gives a 4.0% improvement over the BPE baseline while requiring 27% less compute.", "Yes"),
+])
+def test_a_change_said_as_a_noun_or_of_a_short_form_is_read_and_what_it_is_measured_against_is_not_moved(
+        question, sentence, expected):
+    assert verdict(question, sentence) == expected
