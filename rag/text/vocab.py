@@ -42,12 +42,12 @@ STATE_DENIALS = frozenset("""frozen freeze freezes freezing fixed unchanged inta
 RAISES = frozenset("""improve improves improved improving increase increases increased increasing
 boost boosts boosted boosting enhance enhances enhanced enhancing raise raises raised raising
 strengthen strengthens strengthened strengthening more higher greater better improvement improvements
-gain gains""".split())
+gain gains best""".split())
 LOWERS = frozenset("""reduce reduces reduced reducing decrease decreases decreased decreasing lower
 lowers lowered lowering limit limits limited limiting hurt hurts hurting harm harms harmed harming
 degrade degrades degraded degrading diminish diminishes diminished diminishing weaken weakens
 weakened weakening worsen worsens worsened worsening impair impairs impaired impairing less fewer
-worse drop drops reduction reductions decline declines degradation""".split())
+worse worst poorer drop drops reduction reductions decline declines degradation""".split())
 KEEPS = frozenset("""maintain maintains maintained maintaining preserve preserves preserved
 preserving retain retains retained retaining""".split())
 # Words that end a negation's scope inside a sentence ("does not X but Y": Y is asserted).

@@ -222,3 +222,9 @@ def test_what_a_change_is_measured_against_is_not_moved():
     sentence = ("A model trained with SuperBPE gives a 4.0% improvement over the BPE baseline while needing "
                 "27% less compute at inference time.")
     assert verdict("Does a model trained with SuperBPE need less compute than its BPE counterpart?", sentence) == "Yes"
+
+
+def test_the_best_against_the_poorer_is_answered_no():
+    sentence = "Highly chaotic systems resulted in poorer downstream performance than systems of moderate complexity."
+    assert verdict("Did training on highly chaotic systems give the best downstream performance?", sentence) == "No"
+    assert verdict("Did highly chaotic systems result in poorer downstream performance?", sentence) == "Yes"
