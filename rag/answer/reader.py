@@ -126,7 +126,7 @@ def figure_not_given(scored: Scored) -> str:
         named = np.array([c.paper.paper.id == first for c in scored.pool], dtype=bool)
     if not held[named].any():
         paper = next(c.paper.paper for c, n in zip(scored.pool, named, strict=True) if n)
-        who = paper.method or (paper.title or paper.id).split(":")[0]
+        who = paper.method or (paper.title.split(":")[0] if paper.title else paper.label)
         return f"the abstract of {who} gives no figure for: {asked}"
     return ""
 

@@ -174,3 +174,18 @@ def test_a_figure_that_names_the_variant_must_be_in_the_abstract_that_answers():
                                         "How many parameters does the 360M model have")
     present = of_the_asked_variant(_scored_pool("How many parameters does the 40M model have?", [True, True]))
     assert present.holding[0].tolist() == [False, True] and figure_not_given(present) == ""
+
+
+def test_a_paper_with_no_name_is_called_by_its_label_when_its_figure_is_missing():
+    from rag.answer.features import Candidate
+    from rag.answer.reader import Scored, figure_not_given
+    from rag.types import Paper, ScoredPaper
+
+    text = "We study drag in low orbits."
+    paper = ScoredPaper(Paper("p7", text, text, None, authors=("Ada Lovelace", "Alan Turing"), year=2024),
+                        0.6, similarity=0.6)
+    intent = parse_intent("How many satellites does the drag study track?")
+    scored = Scored(intent, (Candidate(paper, text, 0, 1, 1),), (np.array([0.9]),), (np.array([False]),),
+                    None, None, 1.0, np.zeros((1, 5)))
+    assert figure_not_given(scored) == ("the abstract of Lovelace et al. 2024 (p7) gives no figure for: "
+                                        "How many satellites does the drag study track")
