@@ -234,8 +234,6 @@ _MAGNITUDE = re.compile(
     re.IGNORECASE)
 _VAGUE = {"several": (2, 10), "a few": (2, 10), "many": (2, 1000), "tens of": (10, 100), "hundreds of": (100, 1000)}
 _VARIANTS = frozenset({"model", "variant", "version", "checkpoint", "scale", "size", "llm", "lm"})
-_SCALE_OF = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12,
-             "trillion": 1e12}
 
 
 def magnitudes(text: str) -> dict[str, list[tuple[float, float]]]:
@@ -245,11 +243,11 @@ def magnitudes(text: str) -> dict[str, list[tuple[float, float]]]:
     out: dict[str, list[tuple[float, float]]] = {}
     for m in _MAGNITUDE.finditer(text):
         if m.group(2):
-            scale = _SCALE_OF[m.group(3).lower()]
+            scale = SCALES[m.group(3).lower()]
             hi = float(m.group(2)) * scale
             lo = float(m.group(1)) * scale if m.group(1) else hi
         else:
-            scale = _SCALE_OF[m.group(5).lower()]
+            scale = SCALES[m.group(5).lower()]
             a, b = _VAGUE[re.sub(r"\s+", " ", m.group(4).lower())]
             lo, hi = a * scale, b * scale * 0.999
         for raw in _WORD.findall(re.sub(r"^[-\s]*(?:of\s+)?", " ", text[m.end():]))[:3]:
