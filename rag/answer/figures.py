@@ -10,7 +10,10 @@ the one that measures what was asked, cut from the sentence as it is written (ne
 - "What accuracy ...?" asks for a score: a whole number that counts things ("three benchmarks")
   or a number said in words ("six", "Ten") is none.
 - "11 out of 14 datasets" is one figure: the lead is "11 out of 14", never half of it.
-- Among the rest, the figure nearest the question's words."""
+- A figure of a thing the question names ("84.12% F1-score on MNRE") comes before the others.
+- Among the rest, the figure nearest the question's words.
+- The lead keeps the bound the figure is given under and the asked words that follow it ("over
+  25k classes", "up to 5x speedup", "104 models"): "25k" alone would say more than is known."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from rag.answer.evidence import is_share
 from rag.answer.intent import Part
 from rag.text.abbreviations import definitions
 from rag.text.lexicon import stem, tokens
+from rag.text.names import names
 from rag.text.numbers import could_score, number_spans, times
 from rag.text.respectively import respective
 
@@ -31,6 +35,14 @@ _DIFFERENCE_AFTER = re.compile(r"^\s*(?:points?\s+|pp\s+|absolute\s+|relative\s+
                                re.IGNORECASE)
 _DIFFERENCE_BEFORE = re.compile(r"\b(?:by|of)\s+(?:up\s+to\s+|about\s+|around\s+|nearly\s+|over\s+)?$",
                                 re.IGNORECASE)
+_BOUND_BEFORE = re.compile(  # "over 25k", "up to 5x"; not "averaged over three"
+    r"\b(?:(?<!ed\s)(?<!ing\s)over|up\s+to|more\s+than|less\s+than|fewer\s+than|nearly|almost|about|"
+    r"around|roughly|approximately|at\s+least|at\s+most|under|below|above|"
+    r"as\s+(?:high|low|much|many|few|small|large|little)\s+as)\s+$", re.IGNORECASE)
+_PHRASE_ENDS = frozenset("""with and or of on in for to from by that which who whom than at as across per while
+whereas but where when over under into onto is are was were be been has have had each compared against using
+via after before during within without""".split())  # words after which a noun phrase has ended
+_WORD_AFTER = re.compile(r"\s+([A-Za-z][\w-]*)")
 _OUT_OF = re.compile(r"\s+(?:out\s+)?of\s+(?:the\s+)?", re.IGNORECASE)  # between "11" and "14"
 
 
@@ -48,26 +60,48 @@ def lead_figure(part: Part, text: str, question: str, abstract: str = "") -> str
         return placed[0].group(0)
     if _ASKS_DIFFERENCE.search(part.text):
         spans = [m for m in spans if _is_difference(text, m)] or spans
-    asked = part.counted or part.focus
+    asked = (part.counted or part.focus) | _named(part.text)  # "on MNRE": a figure of the named thing
     longs = definitions(abstract) if abstract else {}
     named = [len(asked & _following(text, m.end(), longs)) for m in spans]
     spans = [m for m, n in zip(spans, named, strict=True) if n == max(named)]
-    anchors = [m.start() for t in (part.unit, *part.focus) if t
+    anchors = [m.start() for t in (part.unit, *part.focus, *names(part.text)) if t
                for m in re.finditer(re.escape(t[:5]), text, re.IGNORECASE)]
     best = min(spans, key=lambda m: min((abs(m.start() - a) for a in anchors), default=0))
-    return _with_its_whole(text, best, every)
+    start, end = _with_its_whole(best, every, text)
+    return _widened(text, start, end, part.counted | part.focus)
+
+
+def _named(text: str) -> set[str]:
+    return {stem(w) for n in names(text) for w in tokens(n)}
+
+
+def _widened(text: str, start: int, end: int, asked: frozenset[str]) -> str:
+    """The figure with the bound it is given under ("over 25k", "up to 5x") and the asked words
+    that follow it ("104 models", "350-700M tokens"): "25k" alone would overstate what is known."""
+    bound = _BOUND_BEFORE.search(text[:start])
+    if bound:
+        start = bound.start()
+    widened = end
+    for word in _WORD_AFTER.finditer(text, end):
+        if word.start() != widened or stem(word.group(1).lower()) not in asked:
+            break
+        widened = word.end()
+    after = _WORD_AFTER.match(text, widened)  # "6.16% label errors": half a noun phrase is none
+    if after and after.group(1).lower() not in _PHRASE_ENDS:
+        widened = end
+    return text[start:widened]
 
 
 def _is_difference(text: str, m: re.Match[str]) -> bool:
     return bool(_DIFFERENCE_AFTER.match(text[m.end():]) or _DIFFERENCE_BEFORE.search(text[:m.start()]))
 
 
-def _with_its_whole(text: str, best: re.Match[str], every: list[re.Match[str]]) -> str:
+def _with_its_whole(best: re.Match[str], every: list[re.Match[str]], text: str) -> tuple[int, int]:
     """"11 out of 14": the part and the whole it is counted out of, whichever of the two was chosen."""
     for a, b in zip(every, every[1:], strict=False):
         if best in (a, b) and _OUT_OF.fullmatch(text[a.end():b.start()]):
-            return text[a.start():b.end()]
-    return best.group(0)
+            return a.start(), b.end()
+    return best.span()
 
 
 def _following(text: str, end: int, longs: dict[str, str], words: int = 6) -> set[str]:

@@ -13,8 +13,8 @@ from rag.text.lexicon import STOPWORDS, alnum_words, stem
 SPELLED = ("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
            "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
            "ninety hundred").split()
-NUMBER = re.compile(  # a range ("350-700M", "3–5%") is one figure
-    r"(?<![\w.])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[-–]\s?(?=\d))?"
+NUMBER = re.compile(  # a range ("350-700M", "3–5%", "2 ~ 5 times") is one figure
+    r"(?<![\w.])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[-–~]\s?(?=\d))?"
     r"(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?:" + "|".join(SPELLED) + r")\b)"
     r"(?:\s(?:thousand|million|billion|trillion)\b)?"
     r"(?:\s?(?:%|×|x\b|times\b|percent\b|pp\b|percentage\s+points?\b|points?\b|[KMBT]\b|k\b|"
@@ -27,7 +27,7 @@ def number_spans(sentence: str, given: str = "") -> list[re.Match[str]]:
     part of a name ("ResNet-50", "Top-1", "Chat-7B"), and not a figure the question ``given``
     already says."""
     said = {m.group(0).lower() for m in NUMBER.finditer(given)}
-    return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(re.split(r"[-–]\s?", m.group(0))[-1])
+    return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(re.split(r"[-–~]\s?", m.group(0))[-1])
             and not re.search(r"[A-Za-z]-$", sentence[max(0, m.start() - 2):m.start()])
             and not _MARKER.match(sentence[max(0, m.start() - 1):m.end() + 1])
             and m.group(0).lower() not in said]

@@ -66,7 +66,7 @@ def test_a_number_question_leads_with_the_number_from_the_cited_sentence(offline
 
 def test_a_count_question_leads_with_the_count_of_that_thing(offline):
     result = answer(offline, "How many GPUs was GlimmerNet trained on?")
-    assert result.text.startswith("**64**") and not result.abstained
+    assert result.text.startswith("**64 GPUs**") and not result.abstained
 
 
 def test_a_yes_no_question_leads_with_the_answer_the_sentence_gives(offline):

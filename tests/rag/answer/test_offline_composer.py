@@ -65,7 +65,7 @@ def test_a_figure_about_named_things_comes_from_an_abstract_that_says_them():
     own = scored_paper("p6", "Notably, QuillCoder-7B reaches 85.5% accuracy on the SVAMPX benchmark.", None)
     q = "What accuracy did QuillCoder-7B reach on SVAMPX?"
     draft = compose(q, reading(q, (other, other.paper.text, 0.95, True), (own, own.paper.text, 0.9, True)))
-    assert draft.sentences[0].prefix == "**85.5%**: " and draft.sentences[0].paper_ids == ("p6",)
+    assert draft.sentences[0].prefix == "**85.5% accuracy**: " and draft.sentences[0].paper_ids == ("p6",)
 
 
 def test_what_a_named_method_does_is_read_from_its_own_abstract():
