@@ -53,6 +53,7 @@ _LIST = re.compile(r"\b(?:which|what|list|name|any|are\s+there)\b.{0,40}\b(?:pap
                    r"well|worse|poorly|most|least)\b)|studies|"
                    r"methods|approaches|models|benchmarks|datasets|articles|publications|"
                    r"systems|techniques)\b|\bpapers\b|\bstudies\b", re.IGNORECASE)
+_LIST_FIRST = re.compile(_LIST.pattern.replace(".{0,40}", ".{0,40}?"), re.IGNORECASE)  # the first plural
 # "Which recurrent architectures ...", "List the GNN designs ...": a plural asked for; and a
 # question that browses the collection ("anything in here on ...", "what does each paper ...")
 _PLURAL_ASKED = re.compile(r"^\s*(?:which|list|name)\s+(?:the\s+|all\s+)?(?:[\w-]+\s+){0,3}?"
@@ -173,15 +174,28 @@ def part_kind(text: str, whole: str) -> Kind:
     if _EACH_OF_TWO.search(text) or (named >= 2 and _joined(text, said[0], said[1])):
         return "comparison"  # "How do LumiNet and dual-head distillation each ...", "... in A and in B"
     compared = _COMPARISON.search(text)
-    if compared and not re.search(r"\beach\b", compared[0]) and named:
-        return "comparison"
+    if compared and not re.search(r"\beach\b", compared[0]) and named and (
+            named >= 2 or not re.fullmatch(r"compared|comparison", compared[0], re.IGNORECASE)):
+        return "comparison"  # one name "compared with" the original work, or "a head-by-head
+        # comparison" it makes, asks about that one paper: two are compared, or it differs from one
     if _HOW.search(text):
         return "how"
-    if _LIST.search(text):
+    if _asks_papers(text):
         return "list"
     if _NAME_Q.search(text):
         return "name"
     return "describe"
+
+
+def _asks_papers(text: str) -> bool:
+    """"Which papers/methods/models ...": a plural asked for, not the last word of a name the
+    question gives ("Which technique do Decomposed Reward Models apply ...?" asks about one)."""
+    for m in _LIST_FIRST.finditer(text):
+        last = m[0].split()[-1]
+        if m.end() > len(last) and last[0].isupper():
+            continue
+        return True
+    return False
 
 
 def _joined(text: str, first: str, second: str) -> bool:
@@ -235,7 +249,7 @@ def parse_intent(question: str) -> Intent:
     texts = split_parts(clean_question(question))
     parts = tuple(_part(t, question, said) for t in texts)
     kinds = [p.kind for p in parts]
-    multi = bool(_LIST.search(question) or _PLURAL_ASKED.search(question) or _BROWSE.search(question)) \
+    multi = bool(_asks_papers(question) or _PLURAL_ASKED.search(question) or _BROWSE.search(question)) \
         or "comparison" in kinds
     if author or (names_a_venue_or_year(question) and _LIST.search(question) and not focus_terms(
             without_venues_and_years(question)) - {"publish", "appear", "accept", "conference"}):

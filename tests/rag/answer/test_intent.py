@@ -178,6 +178,7 @@ def test_a_question_that_asks_for_several_papers_in_other_words_is_answered_as_a
     "Which model encodes schema links for text-to-SQL?",
     "Which loss does GlimmerNet minimise?",
     "What does GlimmerNet do?",
+    "Which technique do Glimmer Reward Models apply to preference vectors?",  # a name's last word
 ])
 def test_a_question_about_one_thing_is_not_a_list(question):
     assert not parse_intent(question).lists_papers
@@ -189,6 +190,20 @@ def test_a_question_about_one_thing_is_not_a_list(question):
 ])
 def test_two_things_asked_side_by_side_are_a_comparison(question):
     assert parse_intent(question).kind == "comparison"
+
+
+@pytest.mark.parametrize("question", [
+    "Which component of GlimmerNet performs the head-by-head comparison of student and teacher heads?",
+    "What training data did the GlimmerNet reproduction use compared with the original work?",
+])
+def test_one_paper_compared_with_nothing_named_is_asked_about_not_compared(question):
+    intent = parse_intent(question)
+    assert intent.kind == "name" and not intent.multi_paper
+
+
+def test_a_plural_before_a_name_still_asks_for_a_list():
+    assert parse_intent("Which methods use Large Language Models as judges?").lists_papers
+    assert parse_intent("How does GlimmerNet compare in speed with TideRank's library?").kind == "comparison"
 
 
 def test_a_comparison_asks_for_figures_when_it_asks_which_is_bigger_not_how_each_does_better():
