@@ -64,11 +64,18 @@ def lead_figure(part: Part, text: str, question: str, abstract: str = "") -> str
     longs = definitions(abstract) if abstract else {}
     named = [len(asked & _following(text, m.end(), longs)) for m in spans]
     spans = [m for m, n in zip(spans, named, strict=True) if n == max(named)]
+    if part.counted:  # "how many domains" over "12 metrics across 12 domains": the one it counts
+        spans = [m for m in spans if _next_word(text, m.end()) in part.counted] or spans
     anchors = [m.start() for t in (part.unit, *part.focus, *names(part.text)) if t
                for m in re.finditer(re.escape(t[:5]), text, re.IGNORECASE)]
     best = min(spans, key=lambda m: min((abs(m.start() - a) for a in anchors), default=0))
     start, end = _with_its_whole(best, every, text)
-    return _widened(text, start, end, part.counted | part.focus)
+    return _widened(text, start, end, part.counted or part.focus)
+
+
+def _next_word(text: str, end: int) -> str:
+    word = _WORD_AFTER.match(text, end)
+    return stem(word.group(1).lower()) if word else ""
 
 
 def _named(text: str) -> set[str]:
@@ -83,7 +90,7 @@ def _widened(text: str, start: int, end: int, asked: frozenset[str]) -> str:
         start = bound.start()
     widened = end
     for word in _WORD_AFTER.finditer(text, end):
-        if word.start() != widened or stem(word.group(1).lower()) not in asked:
+        if word.start() != widened or stem(word.group(1).lower()) not in asked or word.group(1).lower() in _PHRASE_ENDS:
             break
         widened = word.end()
     after = _WORD_AFTER.match(text, widened)  # "6.16% label errors": half a noun phrase is none

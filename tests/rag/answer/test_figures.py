@@ -61,3 +61,8 @@ def test_a_figure_of_the_thing_the_question_names_leads():
     sentence = ("Our method achieves 77.12% F1-score on Twitter-2015, 88.40% F1-score on Twitter-2017, "
                 "and 84.12% F1-score on MNRE.")
     assert lead("What F1-score does the method report on the MNRE dataset?", sentence) == "84.12% F1-score"
+
+
+def test_how_many_of_a_thing_leads_with_the_figure_that_counts_it():
+    sentence = "In these proxy tasks we measure 12 metrics across 12 domains."
+    assert lead("Across how many domains are the reward-model metrics measured?", sentence) == "12 domains"
