@@ -8,6 +8,7 @@ model reads for itself and this verdict is only a hint."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -136,6 +137,13 @@ def load_model(path: Path = MODEL_FILE) -> ReaderModel:
     return ReaderModel.load(path, expect=(FEATURES, EVIDENCE, PAPER))
 
 
+def _derived(word: str, text: str) -> bool:
+    """The text writes a capitalised word of the same root inside a sentence ("Norwegian" for
+    "Norway"): the first letters but the last two (four at least) begin it."""
+    root = word[: max(4, len(word) - 2)]
+    return re.search(rf"(?<=[a-z,;] ){re.escape(root)}[a-z]+", text) is not None
+
+
 class FittedReader:
     """The read stage's model: built once with the engine (weights loaded once, by the caller)."""
 
@@ -150,7 +158,7 @@ class FittedReader:
     def score(self, intent: Intent, evidence: Sequence[ScoredPaper],
               split: Mapping[str, tuple[str, ...]] | None = None) -> Scored:
         pool = candidates(evidence, split)
-        unknown = self._unknown_word(intent)
+        unknown = self._unknown_word(intent, evidence)
         said = [n for n in intent.names if any(says(e, n) for e in evidence if e.paper.has_abstract)]
         missing = next((n for n in intent.names if n not in said and is_coined(n)), None)
         read = [e for e in evidence if e.paper.has_abstract]
@@ -212,12 +220,15 @@ class FittedReader:
         return tuple(sorted(((pid, round(float(p), 4)) for pid, p in zip(ids, probs, strict=True)),
                             key=lambda item: -item[1]))
 
-    def _unknown_word(self, intent: Intent) -> str | None:
+    def _unknown_word(self, intent: Intent, evidence: Sequence[ScoredPaper] = ()) -> str | None:
+        """A capitalised word of the question that no indexed chunk says, in no form a retrieved
+        abstract writes it ("Norway" is said by "Norwegian", "Africa" by "African")."""
         if self.terms is None:
             return None
         author = set((intent.author or "").split())
-        return next((w for w in capitalised_terms(intent.question)
-                     if w not in author and self.terms.count(w) == 0), None)
+        texts = [e.paper.text for e in evidence if e.paper.has_abstract]
+        return next((w for w in capitalised_terms(intent.question) if w not in author
+                     and self.terms.count(w) == 0 and not any(_derived(w, t) for t in texts)), None)
 
     def _no_known_word(self, intent: Intent) -> str | None:
         """The question's content words, quoted, when not one of them occurs in any indexed chunk."""

@@ -20,6 +20,7 @@ from rag.engine import answer, build_engine
 from rag.index.library import open_library
 from rag.ingest.pipeline import ingest
 from rag.settings import Settings
+from tests.support import scored_paper
 
 KV = [
     ("kv-a", "Long contexts make the key-value cache the memory bottleneck of LLM inference. We propose "
@@ -189,3 +190,13 @@ def test_a_paper_with_no_name_is_called_by_its_label_when_its_figure_is_missing(
                     None, None, 1.0, np.zeros((1, 5)))
     assert figure_not_given(scored) == ("the abstract of Lovelace et al. 2024 (p7) gives no figure for: "
                                         "How many satellites does the drag study track")
+
+
+def test_a_place_an_abstract_writes_as_its_adjective_is_not_an_unknown_word(engine):
+    """"Norway" is said by "Norwegian": the question names nothing the collection lacks. A word
+    no abstract writes in any form still is unknown."""
+    norwegian = scored_paper("nb-1", "We release an open generative model trained on Norwegian and "
+                                     "Sami text, with strong results on Norwegian benchmarks.")
+    known = engine.reader.score(parse_intent("Which open LLM was built for the languages of Norway?"), [norwegian])
+    unknown = engine.reader.score(parse_intent("Which open LLM was built for the languages of Peru?"), [norwegian])
+    assert known.unknown is None and unknown.unknown == "Peru"
