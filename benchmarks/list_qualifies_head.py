@@ -1,4 +1,5 @@
 """Would the cross-encoder's ``qualifies`` head help the paper model of list answers? Dev, out of fold.
+(``--head answers``: its ``answers`` score of each paper's best sentence instead.)
 
 The paper model (rag.answer.qualifies) decides which retrieved papers a list names, from seven
 features fitted by ``rag train-reader``. Here each list question's papers also get the
@@ -34,6 +35,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fold-models", type=Path, nargs="+", required=True)
     parser.add_argument("--data-dir", type=Path)
+    parser.add_argument("--head", choices=("qualifies", "answers"), default="qualifies",
+                        help="qualifies: (question, abstract); answers: the best (question, sentence) of each paper")
     args = parser.parse_args()
     with indexed_settings(args.data_dir) as settings:
         examples = reader_examples(settings)
@@ -47,7 +50,14 @@ def main() -> None:
         ids, rows, y = paper_data(ex, probs[i])
         text = {c.paper.paper.id: c.paper.paper.text for c in ex.scored.pool}
         k = next((f for f, held in enumerate(folds) if ex.question.id in held), 0) if ex.source == "dev" else 0
-        cross = encoders[k].logits(ex.question.question, [text[p] for p in ids])[:, HEADS.index("qualifies")]
+        if args.head == "qualifies":
+            cross = encoders[k].logits(ex.question.question, [text[p] for p in ids])[:, HEADS.index("qualifies")]
+        else:  # each paper's best sentence as the answers head reads it
+            said = encoders[k].logits(ex.question.question, [c.text for c in ex.scored.pool])[:, HEADS.index("answers")]
+            best = {p: -np.inf for p in ids}
+            for c, v in zip(ex.scored.pool, said, strict=True):
+                best[c.paper.paper.id] = max(best[c.paper.paper.id], float(v))
+            cross = np.array([best[p] for p in ids])
         data[i] = (ids, np.column_stack([rows, cross, cross - cross.max()]), y)
     every = list(range(len(PAPER) + len(CROSS)))
     arms = {"paper model (7 features)": (every[: len(PAPER)], PAPER),

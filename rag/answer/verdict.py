@@ -170,16 +170,19 @@ def _asking_clause_terms(part: Part) -> set[str]:
     return {_root(f) for f in part.focus} & asked
 
 
-def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "") -> tuple[str, str]:
+def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str = "",
+                amounts: bool = True) -> tuple[str, str]:
     """The verdict of ``yes_or_no``, and the verdict of the sentence's negations and counts alone
-    (a contrast of words left out): a caller can weigh the two kinds of evidence apart."""
+    (a contrast of words left out): a caller can weigh the two kinds of evidence apart.
+    ``amounts`` False: another figure of the sentence is no denial (a sentence of the same
+    abstract gives the asked one: "beyond 160k tokens?" is not denied by "up to 16k tokens")."""
     said = [w for w in tokens(f"{sentence} {spelled}") if w[0].isalpha()]
     words = {_root(stem(w.removesuffix("-free"))) for w in said}
     focus = {_root(f) for f in part.focus}
     hits = focus & words
     if not focus or len(hits) < coverage * len(focus):
         return "", ""
-    if amounts_differ(part.text, sentence) or ranked_apart(part.text, sentence):  # a false premise:
+    if (amounts and amounts_differ(part.text, sentence)) or ranked_apart(part.text, sentence):  # a false premise:
         return "No", "No"  # "a single dataset" where it says six, "75%" where it says 99%
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said

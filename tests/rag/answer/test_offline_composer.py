@@ -258,3 +258,15 @@ def test_a_count_the_first_paper_gives_otherwise_anywhere_is_a_false_premise():
     assert compose(q, reading(q, *ranked)).sentences[0].prefix == "**No**: "
     agreeing = [*ranked, (paper, "One base LLM is tuned first", 0.1, True)]
     assert compose(q, reading(q, *agreeing)).sentences[0].prefix != "**No**: "
+
+
+def test_another_figure_of_a_paper_that_gives_the_asked_one_is_no_denial():
+    """"Did TideMem reach 160k tokens?" is not denied by its "up to 16k tokens" sentence when
+    another of its sentences says 160k."""
+    first = "TideMem works well for sequence lengths up to 16k tokens in early tests."
+    second = "TideMem extends knowledge retention to 160k tokens with similar memory."
+    paper = scored_paper("p9", f"{first} {second}", "TideMem")
+    q = "Does TideMem extend knowledge retention to 160k tokens?"
+    assert compose(q, reading(q, (paper, first, 0.9, True), (paper, second, 0.8, True))).sentences[0].prefix \
+        == "**Yes**: "
+    assert compose(q, reading(q, (paper, first, 0.9, True))).sentences[0].prefix == "**No**: "
