@@ -192,7 +192,7 @@ def _asks_papers(text: str) -> bool:
     question gives ("Which technique do Decomposed Reward Models apply ...?" asks about one)."""
     for m in _LIST_FIRST.finditer(text):
         last = m[0].split()[-1]
-        if m.end() > len(last) and last[0].isupper():
+        if m.end() - len(last) > 0 and last[0].isupper():  # capitalised, and not the question's first word
             continue
         return True
     return False
