@@ -60,13 +60,14 @@ def lead_figure(part: Part, text: str, question: str, abstract: str = "") -> str
         return placed[0].group(0)
     if _ASKS_DIFFERENCE.search(part.text):
         spans = [m for m in spans if _is_difference(text, m)] or spans
-    asked = (part.counted or part.focus) | _named(part.text)  # "on MNRE": a figure of the named thing
+    said = names(part.text)
+    asked = (part.counted or part.focus) | {stem(w) for n in said for w in tokens(n)}  # "on MNRE": its figure
     longs = definitions(abstract) if abstract else {}
     named = [len(asked & _following(text, m.end(), longs)) for m in spans]
     spans = [m for m, n in zip(spans, named, strict=True) if n == max(named)]
     if part.counted:  # "how many domains" over "12 metrics across 12 domains": the one it counts
         spans = [m for m in spans if _next_word(text, m.end()) in part.counted] or spans
-    anchors = [m.start() for t in (part.unit, *part.focus, *names(part.text)) if t
+    anchors = [m.start() for t in (part.unit, *part.focus, *said) if t
                for m in re.finditer(re.escape(t[:5]), text, re.IGNORECASE)]
     best = min(spans, key=lambda m: min((abs(m.start() - a) for a in anchors), default=0))
     start, end = _with_its_whole(best, every, text)
@@ -76,10 +77,6 @@ def lead_figure(part: Part, text: str, question: str, abstract: str = "") -> str
 def _next_word(text: str, end: int) -> str:
     word = _WORD_AFTER.match(text, end)
     return stem(word.group(1).lower()) if word else ""
-
-
-def _named(text: str) -> set[str]:
-    return {stem(w) for n in names(text) for w in tokens(n)}
 
 
 def _widened(text: str, start: int, end: int, asked: frozenset[str]) -> str:

@@ -28,7 +28,7 @@ from rag.text.abbreviations import spelled_out
 from rag.text.cues import INTRO, OWN_WORK
 from rag.text.lexicon import stem, tokens
 from rag.text.names import name_pattern
-from rag.text.numbers import amounts_agree, times
+from rag.text.numbers import times
 from rag.types import Draft, DraftSentence, Evidence
 
 ABSTAIN_TEXT = "The indexed abstracts do not answer this."
@@ -101,10 +101,11 @@ class OfflineComposer:
             own = [c for c in cands if c.paper.paper.id == cands[0].paper.paper.id]
             if (at := false_premise(part.text, [c.text for c in own])) is not None:
                 return own[at], "No"
-            given = any(amounts_agree(part.text, c.text) for c in own)  # the asked figure, said
+            # past false_premise, another figure of the first paper denies nothing: one of its
+            # sentences gives the asked figure, or none gives any other
             read = [(c, *read_yes_no(part, c.text, self.settings.yes_no_coverage,
                                      spelled_out(c.text, c.paper.paper.abstract),
-                                     amounts=not (given and c.paper.paper.id == own[0].paper.paper.id)))
+                                     amounts=c.paper.paper.id != own[0].paper.paper.id))
                     for c in cands[: self.settings.yes_no_candidates]]
             prior = bool(_PRIOR.search(intent.question))  # "However, this fails to ..." before "We
             # introduce X" denies what earlier work does, not what the question asks of X
