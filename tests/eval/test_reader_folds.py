@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from eval.reader_folds import held_out, merged
+from eval.reader_folds import held_out, main, merged
 
 
 def example(qid: str, source: str = "dev") -> SimpleNamespace:
@@ -25,3 +25,12 @@ def test_fold_runs_merge_in_devs_order_and_refuse_a_question_answered_twice():
     assert [r["id"] for r in merged([first, second], ["q1", "q2", "q3"])] == ["q1", "q2", "q3"]
     with pytest.raises(ValueError, match="q1 was answered in two folds"):
         merged([first, [{"id": "q1"}]], ["q1", "q2", "q3"])
+
+
+def test_a_cross_encoder_fold_model_missing_for_a_fold_is_refused_before_any_work(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr("sys.argv", ["reader_folds", "--out", str(tmp_path), "--folds", "2",
+                                     "--cross-encoder-folds", str(tmp_path / "only-one")])
+    with pytest.raises(SystemExit):
+        main()
+    assert "needs one model per fold (2)" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
