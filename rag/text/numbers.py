@@ -30,10 +30,13 @@ def number_spans(sentence: str, given: str = "") -> list[re.Match[str]]:
     return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(re.split(r"[-–~]\s?", m.group(0))[-1])
             and not re.search(r"[A-Za-z]-$", sentence[max(0, m.start() - 2):m.start()])
             and not _MARKER.match(sentence[max(0, m.start() - 1):m.end() + 1])
+            and not any(c.start() < m.start() < c.end() for c in _REFERENCE.finditer(sentence))
             and m.group(0).lower() not in said]
 
 
 _MARKER = re.compile(r"(?:\(|^|\s)\d{1,2}\)")  # "(3) open-source models lag", "1) ...": an item's number
+# "information [11].", "as in [3, 12]", "[4-6]": a reference to the paper's bibliography, no figure
+_REFERENCE = re.compile(r"\[\d{1,3}(?:\s?[,–-]\s?\d{1,3})*\]")
 
 
 def counts_things(text: str, m: re.Match[str]) -> bool:
