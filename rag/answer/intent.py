@@ -18,7 +18,7 @@ from rag.text.venues import names_a_venue_or_year, only_listing_words, venue_and
 Kind = Literal["name", "number", "yes_no", "how", "list", "comparison", "metadata", "describe"]
 
 # Metric acronyms count only as written ("mAP", "EM", "FID"): lower-case "map" and "em" are words.
-_ACRONYMS = r"(?-i:AUC|AUROC|[mM]AP|n?DCG|NDCG|MRR|WER|CER|FID|PSNR|SSIM|IoU|IOU|mIoU|EM)"
+_ACRONYMS = r"(?-i:AUC|AUROC|R?MSE|MAPE|[mM]AP|n?DCG|NDCG|MRR|WER|CER|FID|PSNR|SSIM|IoU|IOU|mIoU|EM)"
 _MEASURE = (r"percentage|percent|proportion|fraction|share|number|count|amount|ratio|factor|rate|"
             r"score|accuracy|precision|recall|f1|bleu|rouge|speed-?up|size|gain|improvement|"
             r"reduction|drop|decrease|increase|error|cost|latency|throughput|perplexity|margin|"

@@ -13,6 +13,8 @@ from rag.answer.intent import parse_intent
     ("By how much does TideRank improve recall?", "number"),
     ("What percentage of fish calls does the detector find?", "number"),
     ("What speed-up does Quokka give over Whisper?", "number"),
+    ("What RMSE does the rating model reach on the Yelp reviews?", "number"),  # an error measure
+    ("Which MAE-pretrained encoder does Quokka distil?", "name"),  # a masked autoencoder, no measure
     ("Does GlimmerNet require labelled data?", "yes_no"),
     ("Is Quokka trained on unlabelled audio?", "yes_no"),
     ("How does TideRank rank legal documents?", "how"),
