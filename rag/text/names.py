@@ -29,9 +29,15 @@ def _core(token: str) -> str:
     return "-".join(kept) if kept else ""
 
 
+# a name's own token: a version or size after a point ("Qwen2-1.5B", "GPT-4.5") and a "+"
+# ("Rodimus+-1.6B", "C++") belong to it
+_NAME_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-+]*(?:\.\d+[A-Za-z0-9\-+]*)*")
+
+
 def names(text: str) -> list[str]:
     """The names a text says, in order, once each ("top-1" and "layer-12" are not names)."""
-    found = (_core(t) for t in TOKEN.findall(text) if not re.fullmatch(r"[a-z]+-\d+", t))
+    found = (_core(t) for t in _NAME_TOKEN.findall(text)
+             if not re.fullmatch(r"[a-z]+-\d+", t))
     return list(dict.fromkeys(t for t in found if is_name(t)))
 
 
@@ -65,9 +71,10 @@ def capitalised_terms(text: str) -> list[str]:
 
 
 def name_pattern(name: str) -> re.Pattern[str]:
-    """"LLaMA-7B" also matches "LLaMA 7B" and "llama7b"; always at word boundaries."""
+    """"LLaMA-7B" also matches "LLaMA 7B" and "llama7b", "Rodimus+-1.6B" "Rodimus+ 1.6B";
+    always at word boundaries."""
     pieces = re.findall(r"[A-Za-z]+|\d+(?:\.\d+)?", name)
-    return re.compile(r"(?<![A-Za-z0-9])" + r"[\s\-_]?".join(map(re.escape, pieces)) + r"(?![A-Za-z0-9])",
+    return re.compile(r"(?<![A-Za-z0-9])" + r"\+?[\s\-_]?".join(map(re.escape, pieces)) + r"(?![A-Za-z0-9])",
                       re.IGNORECASE)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from rag.ingest.papers import DuplicateFinder, make_paper, merge
 from rag.text.clean import dedupe_key, normalise, split_sentences
-from rag.text.names import method_name
+from rag.text.names import method_name, name_pattern, names
 
 # --------------------------------------------------------------------------- normalise
 
@@ -326,3 +326,17 @@ def test_merge_takes_over_the_duplicates_own_aliases() -> None:
     duplicate = merge(make_paper("b", LONG), make_paper("c", LONG))
 
     assert merge(kept, duplicate).aliases == ("b", "c")
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("How many tokens was Rodimus+-1.6B trained on?", ["Rodimus+-1.6B"]),
+    ("How big is Qwen2-1.5B next to GPT-4.5?", ["Qwen2-1.5B", "GPT-4.5"]),
+    ("ResNet-50 reaches 76.1% top-1.", ["ResNet-50"]),
+])
+def test_a_name_keeps_its_decimal_size_and_its_plus(text: str, found: list[str]) -> None:
+    assert names(text) == found
+
+
+def test_a_name_with_a_plus_is_found_as_the_abstract_writes_it() -> None:
+    assert name_pattern("Rodimus+-1.6B").search("Our Rodimus+-1.6B, trained on 1 trillion tokens")
+    assert not name_pattern("Rodimus-1.6B").search("Rodimus-16B")
