@@ -108,7 +108,9 @@ def figure_not_given(scored: Scored) -> str:
     abstract states the figure that names the asked variant (``of_the_asked_variant``), or the
     question names a paper the evidence holds and no sentence of it gives the figure (a figure of
     X is X's own; another paper's number, however close in wording, measures something else). A
-    question naming none is asked of the paper the reader reads first.
+    name no paper owns ("Rodimus+-1.6B") is asked of the abstracts that say it; a question naming
+    nothing, of the paper retrieval ranks first (the sentence read best may be another paper's,
+    holding only the asked unit: "two types of modules" for the modules of a teacher network).
     "" otherwise, and for a question of several parts (the others may still be answered; the
     composer leads that part with no borrowed figure)."""
     intent = scored.intent
@@ -122,8 +124,12 @@ def figure_not_given(scored: Scored) -> str:
     if part.kind != "number" or not scored.pool:
         return ""
     named = np.array([is_named(c.paper, intent.names) for c in scored.pool], dtype=bool)
-    if not named.any():  # the paper the reader reads first stands for the one asked about
-        first = scored.pool[int(np.argmax(scored.probabilities[0]))].paper.paper.id
+    if not named.any():  # a name no paper owns ("Rodimus+-1.6B"): the abstracts that say it
+        named = np.array([any(says(c.paper, n) for n in intent.names) for c in scored.pool], dtype=bool)
+    if not named.any() and figures:  # named by a figure ("the 40M model"): judged by the variant above
+        return ""
+    if not named.any():  # no name: the paper retrieval ranks first stands for the one described
+        first = min(scored.pool, key=lambda c: c.rank).paper.paper.id
         named = np.array([c.paper.paper.id == first for c in scored.pool], dtype=bool)
     if not held[named].any():
         paper = next(c.paper.paper for c, n in zip(scored.pool, named, strict=True) if n)
