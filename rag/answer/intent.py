@@ -194,8 +194,15 @@ def _asks_papers(text: str) -> bool:
         last = m[0].split()[-1]
         if m.end() - len(last) > 0 and last[0].isupper():  # capitalised, and not the question's first word
             continue
+        if _HEAD_THEN_AUX.match(m[0]):  # "Which loss did earlier methods rely on?": the methods ask
+            continue
         return True
     return False
+
+
+# a wh-word, the noun it asks for, then the clause's auxiliary: a plural after it is the subject
+_HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\w-]+(?<!s))\s+(?:do|does|did|is|are|was|were|can|"
+                            r"could|has|have|had|will|would|should)\b", re.IGNORECASE)
 
 
 def _joined(text: str, first: str, second: str) -> bool:

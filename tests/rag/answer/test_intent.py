@@ -181,6 +181,8 @@ def test_a_question_that_asks_for_several_papers_in_other_words_is_answered_as_a
     "Which loss does GlimmerNet minimise?",
     "What does GlimmerNet do?",
     "Which technique do Glimmer Reward Models apply to preference vectors?",  # a name's last word
+    "Which loss did earlier hashing methods mostly rely on?",  # the plural is the clause's subject
+    "What kind of loss do these methods share?",
 ])
 def test_a_question_about_one_thing_is_not_a_list(question):
     assert not parse_intent(question).lists_papers
@@ -205,6 +207,8 @@ def test_one_paper_compared_with_nothing_named_is_asked_about_not_compared(quest
 
 def test_a_plural_before_a_name_still_asks_for_a_list():
     assert parse_intent("Which methods use Large Language Models as judges?").lists_papers
+    assert parse_intent("What other methods does GlimmerNet beat?").lists_papers
+    assert parse_intent("What do recent studies say about KV caches?").lists_papers
     assert parse_intent("How does GlimmerNet compare in speed with TideRank's library?").kind == "comparison"
 
 
