@@ -201,8 +201,9 @@ def _asks_papers(text: str) -> bool:
 
 
 # a wh-word, the noun it asks for, then the clause's auxiliary: a plural after it is the subject
-_HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\w-]+(?<!s))\s+(?:do|does|did|is|are|was|were|can|"
-                            r"could|has|have|had|will|would|should)\b", re.IGNORECASE)
+_HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\w-]+(?<!s))\s+"
+                            r"(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should)\b",
+                            re.IGNORECASE)
 
 
 def _joined(text: str, first: str, second: str) -> bool:

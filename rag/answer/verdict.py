@@ -110,7 +110,7 @@ def moved_apart(asked: str, said: str) -> bool:
 
 
 _BEATS = re.compile(r"\b(?:outperform|surpass|beat|exceed|outrun|outscore)(?:s|es|ed|ing)?\b|"
-                    r"\b(?:better|stronger|faster)\s+than\b|\bsuperior\s+to\b", re.IGNORECASE)
+                    r"\b(?:better|stronger|faster)\s+(?:[a-z]+\s+)?than\b|\bsuperior\s+to\b", re.IGNORECASE)
 _PASSIVE = re.compile(r"^\s*by\b", re.IGNORECASE)
 
 
@@ -123,10 +123,17 @@ def _ranked(text: str) -> list[tuple[set[str], set[str]]]:
         cues = list(_BEATS.finditer(clause))
         for i, cue in enumerate(cues):
             end = cues[i + 1].start() if i + 1 < len(cues) else len(clause)
-            before, after = set(names(clause[: cue.start()])), set(names(clause[cue.end(): end]))
+            before, after = _who(clause[: cue.start()]), _who(clause[cue.end(): end])
             passive = cue.group(0).lower().endswith("ed") and _PASSIVE.match(clause[cue.end():])
             out.append((after, before) if passive else (before, after))
     return out
+
+
+def _who(text: str) -> set[str]:
+    """What a side of a ranking says: its names, and its content words' stems ("dense models",
+    "lottery-ticket models" as "lottery" and "ticket")."""
+    words = (p for w in tokens(text) if w[0].isalpha() for p in w.lower().split("-") if p)
+    return set(names(text)) | {stem(w) for w in words if w not in STOPWORDS}
 
 
 def ranked_apart(asked: str, said: str) -> bool:

@@ -177,6 +177,21 @@ def test_who_beats_whom_reversed_is_answered_no(question, expected):
     assert verdict(question, BADAM) == expected
 
 
+CALIBRATION = ("We show that the calibration of dense networks is always superior to that of their pruned "
+               "sparse counterparts.")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Are pruned sparse networks better calibrated than dense networks?", "No"),
+    ("Are dense networks better calibrated than pruned sparse networks?", "Yes"),
+    ("Is the calibration of sparse-pruned networks superior to that of dense ones?", "No"),
+])
+def test_who_beats_whom_reversed_is_answered_no_for_things_named_by_common_words(question, expected):
+    """No names on either side: the sides are read by their words ("dense networks" over
+    "their pruned sparse counterparts")."""
+    assert verdict(question, CALIBRATION) == expected
+
+
 def test_a_denial_reaches_past_an_infinitive_to():
     """"eliminate the need to modify the backbone's code" denies modifying it: "to" here is no place."""
     sentence = "Our techniques eliminate the need to modify the backbone code, making OpenDelta compatible."
