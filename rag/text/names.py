@@ -29,15 +29,15 @@ def _core(token: str) -> str:
     return "-".join(kept) if kept else ""
 
 
-# a name's own token: a version or size after a point ("Qwen2-1.5B", "GPT-4.5") and a "+"
-# ("Rodimus+-1.6B", "C++") belong to it
-_NAME_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-+]*(?:\.\d+[A-Za-z0-9\-+]*)*")
+# a name's own token: a version or size after a point ("Qwen2-1.5B", "GPT-4.5") and a "+" that
+# ends a word ("Rodimus+-1.6B", "C++") belong to it; "GPT+RAG" is two names
+_PART = r"(?:[A-Za-z0-9\-]|\+(?![A-Za-z0-9]))"
+_NAME_TOKEN = re.compile(rf"[A-Za-z]{_PART}*(?:\.\d+{_PART}*)*")
 
 
 def names(text: str) -> list[str]:
     """The names a text says, in order, once each ("top-1" and "layer-12" are not names)."""
-    found = (_core(t) for t in _NAME_TOKEN.findall(text)
-             if not re.fullmatch(r"[a-z]+-\d+", t))
+    found = (_core(t) for t in _NAME_TOKEN.findall(text) if not re.fullmatch(r"[a-z]+-\d+", t))
     return list(dict.fromkeys(t for t in found if is_name(t)))
 
 

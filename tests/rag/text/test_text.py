@@ -332,6 +332,7 @@ def test_merge_takes_over_the_duplicates_own_aliases() -> None:
     ("How many tokens was Rodimus+-1.6B trained on?", ["Rodimus+-1.6B"]),
     ("How big is Qwen2-1.5B next to GPT-4.5?", ["Qwen2-1.5B", "GPT-4.5"]),
     ("ResNet-50 reaches 76.1% top-1.", ["ResNet-50"]),
+    ("LLaMA+LoRA is tuned on one GPU.", ["LLaMA", "LoRA"]),  # a "+" between two names joins nothing
 ])
 def test_a_name_keeps_its_decimal_size_and_its_plus(text: str, found: list[str]) -> None:
     assert names(text) == found
