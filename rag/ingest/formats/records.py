@@ -66,10 +66,14 @@ def authors_of(value: Any) -> tuple[tuple[str, ...], bool]:
 
 
 def year_of(value: Any) -> int | None:
-    """A year from an int or any text holding one ("2021", "2021-05-03", "Mon, 2 Apr 2007")."""
+    """A year from an int or any text holding one ("2021", "2021-05-03", "Mon, 2 Apr 2007"), in
+    the years the text form reads (1500-2099): 20211 or 2**63 is no year (and no database
+    integer)."""
     if value in (None, ""):
         return None
     if isinstance(value, int) and not isinstance(value, bool):
+        if not 1500 <= value <= 2099:
+            raise ValueError(value)
         return value
     match = _YEAR.search(str(value))
     if not match:

@@ -205,6 +205,21 @@ def test_jsonl_row_whose_year_is_not_a_year_is_reported_and_skipped(tmp_path: Pa
     assert "forthcoming" in problems[0].reason
 
 
+@pytest.mark.parametrize("year", [9223372036854775808, 20211, -5])
+def test_jsonl_row_whose_year_is_a_number_no_year_has_is_reported_and_skipped(tmp_path: Path, year: int) -> None:
+    """2**63 once reached the catalogue and stopped the whole ingest ("Python int too large to
+    convert to SQLite INTEGER")."""
+    path = write_jsonl(tmp_path / "papers.jsonl", [
+        {"id": "bad", "abstract": ABSTRACT, "year": year},
+        {"id": "good", "abstract": OTHER_ABSTRACT, "year": 2019},
+    ])
+
+    papers, problems = read_all(path)
+
+    assert [(p.id, p.year) for p in papers] == [("good", 2019)]
+    assert len(problems) == 1 and str(year) in problems[0].reason
+
+
 def test_jsonl_line_numbers_count_blank_lines(tmp_path: Path) -> None:
     path = tmp_path / "papers.jsonl"
     path.write_text(
