@@ -187,6 +187,12 @@ def part_kind(text: str, whole: str) -> Kind:
     return "describe"
 
 
+# a wh-word, the noun it asks for, then the clause's auxiliary: a plural after it is the subject
+_HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\w-]+(?<!s))\s+"
+                            r"(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should)\b",
+                            re.IGNORECASE)
+
+
 def _asks_papers(text: str) -> bool:
     """"Which papers/methods/models ...": a plural asked for, not the last word of a name the
     question gives ("Which technique do Decomposed Reward Models apply ...?" asks about one)."""
@@ -198,12 +204,6 @@ def _asks_papers(text: str) -> bool:
             continue
         return True
     return False
-
-
-# a wh-word, the noun it asks for, then the clause's auxiliary: a plural after it is the subject
-_HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\w-]+(?<!s))\s+"
-                            r"(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should)\b",
-                            re.IGNORECASE)
 
 
 def _joined(text: str, first: str, second: str) -> bool:

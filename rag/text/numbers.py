@@ -27,10 +27,11 @@ def number_spans(sentence: str, given: str = "") -> list[re.Match[str]]:
     part of a name ("ResNet-50", "Top-1", "Chat-7B"), and not a figure the question ``given``
     already says."""
     said = {m.group(0).lower() for m in NUMBER.finditer(given)}
+    references = [c.span() for c in _REFERENCE.finditer(sentence)]  # found once, not once per number
     return [m for m in NUMBER.finditer(sentence) if not _YEARLIKE.match(re.split(r"[-–~]\s?", m.group(0))[-1])
             and not re.search(r"[A-Za-z]-$", sentence[max(0, m.start() - 2):m.start()])
             and not _MARKER.match(sentence[max(0, m.start() - 1):m.end() + 1])
-            and not any(c.start() < m.start() < c.end() for c in _REFERENCE.finditer(sentence))
+            and not any(start < m.start() < end for start, end in references)
             and m.group(0).lower() not in said]
 
 
