@@ -45,9 +45,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         app.state.warmup.start(app.state.live)
         app.state.log = ConversationLog(settings.data_dir / "service.sqlite")
         yield
+        warm = await run_in_threadpool(app.state.warmup.finish)
         app.state.log.close()
         app.state.collections.close()
-        if engine is None:
+        if engine is None and warm:
             app.state.live.close()
         else:
             app.state.live.stop()  # the caller's engine stays the caller's to close

@@ -17,6 +17,7 @@ from rag.retrieve.rerank import NoReranker
 
 log = logging.getLogger(__name__)
 WARM_QUESTION = "What methods do these papers propose, and how are they evaluated?"
+SHUTDOWN_WAIT = 60.0  # seconds a stopping service waits for the warm-up question to finish
 
 
 class WarmUp:
@@ -27,6 +28,14 @@ class WarmUp:
 
     def start(self, live: LiveEngine) -> None:
         threading.Thread(target=self.run, args=(live,), daemon=True, name="warm-up").start()
+
+    def finish(self, timeout: float = SHUTDOWN_WAIT) -> bool:
+        """Wait for the warm-up question to end, so that nothing closes the index under it (a
+        catalogue closed while a thread reads it crashes the process, not just the question)."""
+        if self.done.wait(timeout):
+            return True
+        log.warning("the warm-up question is still running after %.0f s; its engine is left open", timeout)
+        return False
 
     def run(self, live: LiveEngine) -> None:
         started = time.perf_counter()

@@ -5,6 +5,7 @@ item 13; the latency figures are in benchmarks/cold_start.py)."""
 from __future__ import annotations
 
 import threading
+import time
 
 from fastapi.testclient import TestClient
 
@@ -38,3 +39,26 @@ def test_readyz_waits_for_the_warm_up_question_and_the_question_loads_the_embedd
     assert cold.status_code == 503 and cold.json()["code"] == "warming"
     assert warm.status_code == 200 and warm.json()["status"] == "ready"
     assert asked == [warmup.WARM_QUESTION] and calls_before_traffic > 0
+
+
+def test_a_stopping_service_waits_for_the_warm_up_question_before_closing_the_index(settings, tmp_path, monkeypatch):
+    """CI once crashed (a segmentation fault) when a test's service stopped while the warm-up
+    question was still reading the catalogue: the index was closed under the reading thread."""
+    ingest_with_fake_embedder(settings, write_papers(tmp_path / "papers.jsonl"))
+    started, errors = threading.Event(), []
+
+    def slow_answer(engine, question):  # type: ignore[no-untyped-def]
+        started.set()
+        time.sleep(0.5)  # the client leaves meanwhile and the service stops
+        try:
+            engine.library.catalog.count()
+        except Exception as exc:  # noqa: BLE001  a closed catalogue says so here
+            errors.append(exc)
+
+    monkeypatch.setattr(warmup, "answer", slow_answer)
+    engine = build_engine(settings, library=open_library(settings, embedder=FakeEmbedder(), pinned=True))
+    app = create_app(settings, engine=engine)
+    with TestClient(app):
+        assert started.wait(30)
+    engine.close()  # the caller closes its engine once the service has stopped
+    assert app.state.warmup.done.wait(30) and errors == []
