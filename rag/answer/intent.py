@@ -214,15 +214,20 @@ def _joined(text: str, first: str, second: str) -> bool:
 
 def split_parts(question: str) -> list[str]:
     """The question's parts. A leading clause that asks nothing before a yes/no question ("During
-    its RL post-training, does X ...", "When X was tuned, did ...") is part of it. (Before a
-    wh-question it stays a part of its own: on dev that reads its context sentence too.) A bare
+    its RL post-training, does X ...", "When X was tuned, did ...") is part of it. Before one
+    wh-question it stays a part of its own (on dev that reads its context sentence too), after the
+    part that asks, so that the answer leads with what is asked. A bare
     "how" or "why" after a part ("What does X address, and how?") asks it of that part."""
     pieces = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
     # "What does X address, and how?": a bare "how" or "why" asks it of the part before it
     pieces = [f"{p}: {pieces[i - 1]}" if i and p.lower() in ("how", "why") else p for i, p in enumerate(pieces)]
     pieces = [p for p in pieces if len(p.split()) >= 2] or [question.strip(" ?")]
-    if len(pieces) > 1 and (not _ASKS.match(pieces[0]) or _CLAUSE.match(pieces[0])) and _YES_NO.match(pieces[1]):
-        pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
+    if len(pieces) > 1 and (not _ASKS.match(pieces[0]) or _CLAUSE.match(pieces[0])):
+        if _YES_NO.match(pieces[1]):
+            pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
+        elif len(pieces) == 2:  # "To stop X, which constraints does Y add?": what is asked
+            pieces = [pieces[1], pieces[0]]  # leads, its context follows (with several asked parts,
+            # they follow their shared context in the question's order)
     return pieces
 
 

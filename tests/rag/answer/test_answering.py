@@ -69,6 +69,12 @@ def test_a_count_question_leads_with_the_count_of_that_thing(offline):
     assert result.text.startswith("**64 GPUs**") and not result.abstained
 
 
+def test_a_question_after_a_leading_context_clause_leads_with_what_it_asks(offline):
+    result = answer(offline, "In legal case search over court decisions, by how much does TideRank "
+                             "improve recall on CaseLaw?")
+    assert result.text.startswith("**3.2 points**") and not result.abstained
+
+
 def test_a_yes_no_question_leads_with_the_answer_the_sentence_gives(offline):
     result = answer(offline, "Does GlimmerNet need labelled data for its sparsity patterns?")
     assert result.text.startswith("**No**")

@@ -151,11 +151,25 @@ def test_an_answer_figure_is_not_part_of_a_name_nor_a_figure_the_question_gives(
 @pytest.mark.parametrize("question, parts", [
     ("During its training on games, does GlimmerNet see labelled data?", ["yes_no"]),
     ("When Quokka was tuned on radio audio, did its accuracy drop?", ["yes_no"]),
-    ("In legal search, how does TideRank rank documents?", ["describe", "how"]),
+    ("In legal search, how does TideRank rank documents?", ["how", "describe"]),
     ("When was TideRank published, and at which venue?", ["describe", "describe"]),
 ])
 def test_a_leading_clause_belongs_to_the_yes_no_question_after_it(question, parts):
     assert [p.kind for p in parse_intent(question).parts] == parts
+
+
+@pytest.mark.parametrize("question, parts", [
+    ("To stop meaning from degrading, which constraints does SCUF add?",
+     ["which constraints does SCUF add", "To stop meaning from degrading"]),
+    ("When Quokka was deployed, what online gains were measured?",
+     ["what online gains were measured", "When Quokka was deployed"]),
+    # several asked parts follow their shared context in the question's order
+    ("For zero-shot learning, what does MADS do, and by how much does it beat the best?",
+     ["For zero-shot learning", "what does MADS do", "by how much does it beat the best"]),
+    ("What does Quokka do, and how?", ["What does Quokka do", "how: What does Quokka do"]),
+])
+def test_the_part_that_asks_leads_and_its_leading_context_follows(question, parts):
+    assert [p.text for p in parse_intent(question).parts] == parts
 
 
 @pytest.mark.parametrize("question", ["What results does ChemVLM report?", "What gains does Velmo show?",
