@@ -69,6 +69,7 @@ def false_premise(asked: str, sentences: Sequence[str]) -> int | None:
 
 _AGAINST = frozenset("over than versus vs compared relative".split())  # what a change is measured against
 _OPPOSED = {"raise": {"lower"}, "lower": {"raise", "keep"}, "keep": {"lower"}}
+_GIVES_UP = re.compile(r"\b(?:give|gives|gave|giving|trade|trades|traded|trading)\s+(?:up|away)\b", re.IGNORECASE)
 
 
 def moved_terms(text: str) -> dict[str, list[str]]:
@@ -77,7 +78,7 @@ def moved_terms(text: str) -> dict[str, list[str]]:
     dependency on depth" lowers "model", "dependency", "depth"). A negated direction moves nothing
     ("does not improve" is no claim that it lowers)."""
     moved: dict[str, list[str]] = {}
-    for clause in _CLAUSE.split(text):
+    for clause in _CLAUSE.split(_GIVES_UP.sub("sacrifices", text)):
         words = [w for w in tokens(clause) if w[0].isalpha()]
         way, left = "", 0
         for i, word in enumerate(words):

@@ -47,7 +47,9 @@ LOWERS = frozenset("""reduce reduces reduced reducing decrease decreases decreas
 lowers lowered lowering limit limits limited limiting hurt hurts hurting harm harms harmed harming
 degrade degrades degraded degrading diminish diminishes diminished diminishing weaken weakens
 weakened weakening worsen worsens worsened worsening impair impairs impaired impairing less fewer
-worse worst poorer drop drops reduction reductions decline declines degradation""".split())
+worse worst poorer drop drops reduction reductions decline declines degradation sacrifice sacrifices
+sacrificed sacrificing forgo forgoes forgoing compromise compromises compromised compromising lose loses
+losing""".split())
 KEEPS = frozenset("""maintain maintains maintained maintaining preserve preserves preserved
 preserving retain retains retained retaining""".split())
 # Words that end a negation's scope inside a sentence ("does not X but Y": Y is asserted).

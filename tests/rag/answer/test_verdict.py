@@ -159,6 +159,13 @@ CAUSAL = ("We explore fine-tuning with hard negative cases, showing that targete
      "Models adopt sampled embeddings as anchors, which limits the efficiency of masked language models.", "No"),
     ("Does the method fail to improve accuracy on small datasets?",
      "The method does not improve accuracy on small datasets.", "Yes"),  # a negated move is no move
+    # a trade-off the question supposes, over a sentence that raises both sides
+    ("Does KelpNet give up some accuracy in exchange for clearer explanations?",
+     "KelpNet achieves better accuracy than all baselines, while producing clearer explanations.", "No"),
+    ("Does KelpNet sacrifice accuracy for speed?",
+     "KelpNet improves both accuracy and speed over the baselines.", "No"),
+    ("Does KelpNet give up some accuracy in exchange for clearer explanations?",
+     "KelpNet gives up some accuracy in exchange for clearer explanations.", "Yes"),
 ])
 def test_a_thing_the_sentence_moves_the_other_way_is_answered_no(question, sentence, expected):
     assert verdict(question, sentence) == expected
