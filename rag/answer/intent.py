@@ -193,6 +193,15 @@ _HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\
                             re.IGNORECASE)
 
 
+# a wh-word and a singular noun it asks for, then a phrase that qualifies it: a plural there is in
+# that phrase ("Which environmental harm of training big models ...?" asks for one harm); not a
+# collective noun ("which set of methods", "what kinds of models" ask for the plural)
+_HEAD_THEN_PHRASE = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+)?(?!(?:kind|type|sort|set|group|family|class|"
+                               r"list|number|range|variety|pair|series|subset|category|combination|line|body|"
+                               r"collection|selection|suite|mix|mixture)\b)(?:[\w-]*ss|[\w-]+(?<!s))\s+"
+                               r"(?:of|for|in|on|about|behind|from|to|against|between)\s", re.IGNORECASE)
+
+
 def _asks_papers(text: str) -> bool:
     """"Which papers/methods/models ...": a plural asked for, not the last word of a name the
     question gives ("Which technique do Decomposed Reward Models apply ...?" asks about one)."""
@@ -200,8 +209,8 @@ def _asks_papers(text: str) -> bool:
         last = m[0].split()[-1]
         if m.end() - len(last) > 0 and last[0].isupper():  # capitalised, and not the question's first word
             continue
-        if _HEAD_THEN_AUX.match(m[0]):  # "Which loss did earlier methods rely on?": the methods ask
-            continue
+        if _HEAD_THEN_AUX.match(m[0]) or _HEAD_THEN_PHRASE.match(m[0]):  # "Which loss did earlier
+            continue  # methods rely on?", "Which harm of training big models ...?": one is asked
         return True
     return False
 

@@ -185,6 +185,8 @@ def test_asking_for_results_is_not_asking_for_a_name(question):
     "Anything in here on repeating training data?",
     "What's in the collection on contrastive audio models?",
     "What does each paper conclude about data repetition?",
+    "Which set of methods cuts the memory of attention?",  # a collective noun asks for the plural
+    "What datasets of medical images do the papers use?",
 ])
 def test_a_question_that_asks_for_several_papers_in_other_words_is_answered_as_a_list(question):
     assert parse_intent(question).lists_papers
@@ -197,6 +199,7 @@ def test_a_question_that_asks_for_several_papers_in_other_words_is_answered_as_a
     "Which technique do Glimmer Reward Models apply to preference vectors?",  # a name's last word
     "Which loss did earlier hashing methods mostly rely on?",  # the plural is the clause's subject
     "What kind of loss do these methods share?",
+    "Which environmental harm of training big models does the GlimmerNet paper point to?",  # in a phrase
 ])
 def test_a_question_about_one_thing_is_not_a_list(question):
     assert not parse_intent(question).lists_papers
