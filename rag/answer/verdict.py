@@ -145,6 +145,26 @@ def ranked_apart(asked: str, said: str) -> bool:
                for theirs_win, theirs_lose in _ranked(said))
 
 
+_WHEN = (("before", re.compile(r"\b(?:before|prior\s+to|ahead\s+of|preceding)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)),
+         ("after", re.compile(r"\b(?:after|following)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)),
+         ("after", re.compile(r"\bbetween\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+and\b", re.I)))  # "between A
+# and B" comes after A
+
+
+def _when(text: str) -> list[tuple[str, set[str]]]:
+    """What a text puts before or after what: ("before", stems of the few words after "before")."""
+    return [(way, {stem(w.lower()) for w in tokens(m[1]) if w[0].isalpha() and w.lower() not in STOPWORDS})
+            for way, pattern in _WHEN for m in pattern.finditer(text)]
+
+
+def ordered_apart(asked: str, said: str) -> bool:
+    """The question puts a step before a thing and the sentence after it, or the other way:
+    "run before pretraining?" over "an intermediate stage between pretraining and fine-tuning"."""
+    theirs = _when(said)
+    return any(way != other and any(_kin(a, b) for a in mine for b in words)
+               for way, mine in _when(asked) for other, words in theirs)
+
+
 def _kin(a: str, b: str) -> bool:
     """One word, or words of one root ("efficient" and "efficiency", "depend" and "dependency"):
     they agree up to the last two letters of the shorter, and in six letters at least."""
@@ -190,7 +210,8 @@ def read_yes_no(part: Part, sentence: str, coverage: float = 0.5, spelled: str =
     hits = focus & words
     if not focus or len(hits) < coverage * len(focus):
         return "", ""
-    if (amounts and amounts_differ(part.text, sentence)) or ranked_apart(part.text, sentence):  # a false premise:
+    if (amounts and amounts_differ(part.text, sentence)) or ranked_apart(part.text, sentence) \
+            or ordered_apart(part.text, sentence):  # a false premise:
         return "No", "No"  # "a single dataset" where it says six, "75%" where it says 99%
     asked = {w.lower() for w in tokens(part.text) if w[0].isalpha()}
     # what both deny agrees: "with no natural videos" asked, "without natural videos" said

@@ -250,3 +250,17 @@ def test_the_best_against_the_poorer_is_answered_no():
     sentence = "Highly chaotic systems resulted in poorer downstream performance than systems of moderate complexity."
     assert verdict("Did training on highly chaotic systems give the best downstream performance?", sentence) == "No"
     assert verdict("Did highly chaotic systems result in poorer downstream performance?", sentence) == "Yes"
+
+
+STAGE = "We add an intermediate training stage between pretraining and downstream few-shot usage."
+
+
+@pytest.mark.parametrize(("question", "sentence", "expected"), [
+    ("Is the intermediate stage run before pretraining?", STAGE, "No"),
+    ("Is the intermediate stage run after pretraining?", STAGE, "Yes"),
+    ("Is KelpNet's filter applied before tokenization?", "KelpNet applies its filter after tokenization.", "No"),
+    ("Is KelpNet's filter applied after tokenization?", "KelpNet applies its filter prior to tokenization.", "No"),
+    ("Is KelpNet's filter applied before tokenization?", "KelpNet applies its filter before tokenization.", "Yes"),
+])
+def test_a_step_the_sentence_puts_on_the_other_side_of_a_stage_is_answered_no(question, sentence, expected):
+    assert verdict(question, sentence) == expected
