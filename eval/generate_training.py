@@ -9,6 +9,9 @@ Three kinds, each labelled by construction:
   gives a figure; the key fact is the figure (with a near word from the sentence);
 - unanswerable near misses: a name question about an invented name, and a figure question about a
   real method asking for a quantity its abstract never gives (parameters, training time, ...);
+- example: "What does <method> give as an example of <thing>?" from "<thing>, such as <example>";
+  the key fact is the example. Never about a test paper or a paper of the fresh question sets.
+  Tagged ``sentence-only``: they teach which sentence answers, not whether the abstracts do.
 - counted: the answerable twin of that near miss, "How many datasets is <method> evaluated on?"
   where the abstract counts them ("six datasets"); the key fact is the count, near the noun. Only
   for half the papers (``trains_on``: the first byte of the id's sha256 is even), so
@@ -91,9 +94,54 @@ def unanswerable(paper: Paper, rng: random.Random) -> Iterator[dict]:
 
 
 GATE_ONLY = "gate-only"
+SENTENCE_ONLY = "sentence-only"  # easy answerable templates: they would teach the gate to answer
 COUNTED = ("datasets", "benchmarks", "tasks", "languages")
 _COUNT_WORDS = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\\d+"
 COUNT = re.compile(rf"\b({_COUNT_WORDS})\s+(?:[\w-]+\s+){{0,2}}?({'|'.join(COUNTED)})\b", re.IGNORECASE)
+
+
+# "<a thing>, such as <an example>": "What does <method> give as an example of <the thing>?"
+_SUCH_AS = re.compile(r"((?:[A-Za-z][\w-]*\s+){0,2}[a-z][\w-]*),?\s+such\s+as\s+([A-Za-z][^,;.()]{1,60}?)"
+                      r"(?=\s*(?:,|;|\.|\)|\s+and\s|\s+or\s|$))")
+_NOT_THE_THING = frozenset("it its it's enables enable includes include including which using enhancing for or in "
+                           "of to on with from the a an is are be by as that this these those than other and across "
+                           "rather".split())
+_NO_THING = frozenset("is are was were their its".split())  # "audio is unavailable": a clause, no thing
+# papers the fresh question sets of docs/evaluation.md ask about (sets 6 and 7, written from
+# abstracts that no dev, test or generated question used): new kinds of template stay off them
+HELD_OUT = frozenset("""002-0029 002-0041 002-0043 003-0069 003-0071 003-0099 003-0101 003-0113 003-0117
+003-0171 003-0181 003-0187 003-0225 003-0239 003-0281 003-0301 003-0303 003-0347 003-0361 003-0377 003-0383
+003-0449 004-0003 004-0033 004-0045 004-0057 004-0089 004-0127 004-0137 004-0145 004-0159 004-0165 004-0169
+004-0191 004-0193 004-0201 004-0213 004-0219 004-0265 004-0267 004-0273 004-0325 004-0367 004-0379 004-0393
+004-0401 004-0405 004-0415 004-0437 004-0451 004-0465 004-0475""".split())
+
+
+def test_papers() -> frozenset[str]:
+    """The test split's gold papers: no template asks about them (its answers are never read)."""
+    path = DATASETS / "test.jsonl"
+    return frozenset(g for line in path.open(encoding="utf-8") if line.strip()
+                     for g in json.loads(line).get("gold_papers", []))
+
+
+def example_questions(paper: Paper, kept_off: frozenset[str]) -> Iterator[dict]:
+    """"What does X give as an example of <thing>?" from "<thing>, such as <example>"; the key
+    fact is the example's first words."""
+    if not paper.method or paper.id in kept_off:
+        return
+    for sentence in split_sentences(paper.text):
+        m = _SUCH_AS.search(sentence)
+        if not m:
+            continue
+        words = m.group(1).split()
+        while words and words[0].lower() in _NOT_THE_THING:
+            words = words[1:]
+        example = " ".join(m.group(2).split()[:4]).strip(" '\"")
+        if words and not _NO_THING & {w.lower() for w in words} and len(example) > 2 \
+                and paper.method not in example:
+            yield {"question": f"What does {paper.method} give as an example of {' '.join(words)}?",
+                   "gold_papers": [paper.id], "key_facts": [[example]], "type": "single",
+                   "tags": ["generated", "example", SENTENCE_ONLY]}
+            return
 
 
 def trains_on(paper_id: str) -> bool:
@@ -118,8 +166,10 @@ def generate(seed: int, per_kind: int) -> list[dict]:
     rng = random.Random(seed)
     corpus = papers()
     rng.shuffle(corpus)
-    kinds: dict[str, list[dict]] = {"name": [], "number": [], "unanswerable": [], "counted": []}
+    kinds: dict[str, list[dict]] = {"name": [], "number": [], "unanswerable": [], "counted": [], "example": []}
+    kept_off = HELD_OUT | test_papers()
     for paper in corpus:
+        kinds["example"] += example_questions(paper, kept_off)
         kinds["name"] += name_questions(paper)
         kinds["number"] += figure_questions(paper)
         kinds["unanswerable"] += unanswerable(paper, rng)
@@ -139,7 +189,7 @@ def main() -> None:
     rows = generate(args.seed, args.per_kind)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     counts = {t: sum(t in r["tags"] for r in rows) for t in ("name", "number", "missing-attribute", "invented-name",
-                                                             "counted")}
+                                                             "counted", "example")}
     print(f"wrote {len(rows)} questions to {args.out}: {counts}")
 
 

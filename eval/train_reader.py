@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from eval.dataset import DATASETS, SPLITS, Question, load, refuse_test
-from eval.generate_training import GATE_ONLY
+from eval.generate_training import GATE_ONLY, SENTENCE_ONLY
 from eval.logistic import FOLDS, fit_logistic, folds_of
 from eval.metrics import countable_facts, fact_state
 from eval.train_lists import fit_qualifies
@@ -192,11 +192,19 @@ def gate_probabilities(examples: Sequence[Example], probs: Sequence[Sequence[np.
     ev = np.vstack([evidence_features(with_probabilities(ex, p)) for ex, p in zip(examples, probs, strict=True)])
     answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
     folds = folds_of([ex.question.id for ex in examples], 11)
+    gated = gates(examples)
     p_gate = np.zeros(len(examples))
     for fold in range(FOLDS):
         held = folds == fold
-        p_gate[held] = fit_logistic(ev[~held], answerable[~held].astype(int), EVIDENCE, c).probability(ev[held])
+        fitted = ~held & gated
+        p_gate[held] = fit_logistic(ev[fitted], answerable[fitted].astype(int), EVIDENCE, c).probability(ev[held])
     return p_gate, ev
+
+
+def gates(examples: Sequence[Example]) -> np.ndarray:
+    """Which questions teach the answerability gate: not those tagged ``sentence-only``
+    (eval.generate_training), which teach which sentence answers alone."""
+    return np.array([SENTENCE_ONLY not in ex.question.tags for ex in examples])
 
 
 def figures_by_source(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarray]], p_gate: np.ndarray,
@@ -226,8 +234,9 @@ def fit(examples: Sequence[Example], c: float, max_false: float, out: Path, choo
     sentence = fit_logistic(x, y, FEATURES, c)
     p_gate, ev = gate_probabilities(examples, probs, c)
     answerable = np.array([ex.question.type != "unanswerable" for ex in examples])
-    gate = fit_logistic(ev, answerable.astype(int), EVIDENCE, c)
-    chosen = np.array([choose_on == "pooled" or ex.source == "dev" for ex in examples])
+    gated = gates(examples)
+    gate = fit_logistic(ev[gated], answerable[gated].astype(int), EVIDENCE, c)
+    chosen = np.array([choose_on == "pooled" or ex.source == "dev" for ex in examples]) & gated
     if not chosen.any():  # only generated questions: nothing else to choose on
         chosen[:], choose_on = True, "pooled"
     threshold, _ = choose_answerable(p_gate[chosen], answerable[chosen], max_false)

@@ -17,7 +17,7 @@ import numpy as np
 
 from rag.answer.evidence import holds, says
 from rag.answer.intent import Intent, Part
-from rag.text.cues import ASKS_RESULTS, INTRO, MECHANISM, RESULT
+from rag.text.cues import ASKS_EXAMPLE, ASKS_RESULTS, GIVES_EXAMPLE, INTRO, MECHANISM, RESULT
 from rag.text.injection import is_instruction
 from rag.text.injection import sentences as injection_aware_sentences
 from rag.text.lexicon import content_terms, mentions, stem, tokens
@@ -31,7 +31,7 @@ CUES = ("holds", "intro", "mechanism", "result", "has_number", "new_name", "cos"
 BASE = ("cos", "cos_gap", "bm25", "idf_coverage", "coverage", "names_said", "paper_says_names",
         "paper_rank", "paper_similarity", "paper_similarity_gap", "first", "position", "length",
         "intro", "mechanism", "result", "negation", "has_number", "holds", "new_name",
-        "method_said", "result_asked", "paper_named", "named_elsewhere")
+        "method_said", "result_asked", "paper_named", "named_elsewhere", "example_asked")
 FEATURES = BASE + tuple(f"{k}" for k in KINDS) + tuple(f"{k}*{c}" for k in KINDS for c in CUES)
 MIN_WORDS = 5  # shorter pieces are headings or fragments, not claims
 # "It takes ...", "This method ...": a sentence that speaks of the method the one before names
@@ -147,6 +147,7 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
             "negation": float(any(w.lower() in NEGATIONS for w in tokens(c.text))),
             "method_said": float(bool(method and _speaks_of(c, method, texts))),
             "result_asked": float(bool(ASKS_RESULTS.search(part.text))) * cues["result"],
+            "example_asked": float(bool(ASKS_EXAMPLE.search(part.text) and GIVES_EXAMPLE.search(c.text))),
             "paper_named": float(c.paper.paper.id in named),
             # the question names a retrieved paper, and this sentence is another paper's
             "named_elsewhere": float(bool(named) and c.paper.paper.id not in named),

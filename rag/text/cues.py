@@ -23,5 +23,10 @@ RESULT = re.compile(r"\b(?:experiments?|empirical(?:ly)?|results?|evaluations?)\
 ASKS_RESULTS = re.compile(r"\b(?:better|best|worse|outperform\w*|beat\w*|faster|slower|accura\w*|score\w*|"
                           r"results?|perform\w*|gains?|improv\w*|compar\w*|benchmark\w*|state[- ]of)\b",
                           re.IGNORECASE)
+# the question asks for an example ("given as an example of", "which X does it cite as an
+# example"); a sentence gives one ("such as", "e.g.", "for instance", "including")
+ASKS_EXAMPLE = re.compile(r"\b(?:as\s+(?:an?|its|one)\s+(?:\w+\s+)?example|examples?\s+of|"
+                          r"for\s+(?:example|instance))\b", re.IGNORECASE)
+GIVES_EXAMPLE = re.compile(r"\bsuch\s+as\b|\be\.g\.|\bfor\s+(?:example|instance)\b|\bincluding\b", re.IGNORECASE)
 OWN_WORK = re.compile(r"^(?:\W*)(?:we|our|this|it|the\s+(?:proposed|resulting))\b|\b(?:we|our)\b",
                       re.IGNORECASE)

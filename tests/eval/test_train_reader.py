@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from eval.dataset import SPLITS, load
-from eval.generate_training import GATE_ONLY
-from eval.train_reader import collect, top1, train
+from eval.generate_training import GATE_ONLY, SENTENCE_ONLY
+from eval.train_reader import collect, gates, top1, train
 from rag.answer.model import ReaderModel
 from rag.engine import answer, build_engine, with_reader
 from rag.errors import InputError
@@ -198,3 +198,22 @@ def test_a_gate_only_question_teaches_the_gate_and_not_which_sentence_answers(en
                           ReaderModel.load(tmp_path / "b.json").sentence.coef)
     assert not np.array_equal(ReaderModel.load(tmp_path / "a.json").answerable.coef,
                               ReaderModel.load(tmp_path / "b.json").answerable.coef)
+
+
+def test_a_sentence_only_question_teaches_which_sentence_answers_and_not_the_gate(engine, questions, tmp_path):
+    """Questions tagged sentence-only (the generated "What does X give as an example of ...?")
+    add sentence rows, and the gate is fitted without them: easy answerable templates would teach
+    it to answer."""
+    from eval.dataset import load as load_questions
+
+    taught = tmp_path / "taught.jsonl"
+    rows = [json.loads(line) for line in questions.read_text().splitlines()]
+    rows += [{"id": f"e{pid}", "question": f"What does {name} give as an example of its task?", "gold_papers": [pid],
+              "reference_answer": fact, "key_facts": [[fact]], "type": "single",
+              "tags": ["generated", SENTENCE_ONLY]} for pid, name, _, fact, _ in PAPERS]
+    taught.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    examples = collect(engine, load_questions(taught), lambda: None)
+    assert [bool(g) for g in gates(examples)] == [not r["id"].startswith("e") for r in rows]
+    plain = train(engine, [questions], out=tmp_path / "a.json")
+    with_rows = train(engine, [taught], out=tmp_path / "b.json")
+    assert with_rows["sentences"] > plain["sentences"]

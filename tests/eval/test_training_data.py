@@ -95,3 +95,18 @@ def test_each_counted_twin_asks_a_count_its_abstract_gives_and_only_for_the_trai
         assert f"{fact['any'][0].lower()} " in text and fact["near"][0] in text
     assert {q["id"] for q in generate(3, 150)} == {json.loads(line)["id"] for line in
                                                      GENERATED.read_text(encoding="utf-8").splitlines()}
+
+
+def test_each_example_question_asks_for_an_example_its_abstract_gives_and_teaches_sentences_only():
+    """The generated "What does X give as an example of <thing>?" questions: the example follows
+    "such as" in X's abstract, and no test paper or fresh-set paper is asked about."""
+    from eval.generate_training import HELD_OUT, SENTENCE_ONLY, generate, papers, test_papers
+
+    by_id = {p.id: p for p in papers()}
+    asked = [q for q in generate(3, 150) if "example" in q["tags"]]
+    assert len(asked) >= 10
+    kept_off = HELD_OUT | test_papers()
+    for q in asked:
+        (pid,), ((fact,),) = q["gold_papers"], q["key_facts"]
+        assert pid not in kept_off and SENTENCE_ONLY in q["tags"] and by_id[pid].method in q["question"]
+        assert f"such as {fact}" in by_id[pid].text or f"such as '{fact}" in by_id[pid].text

@@ -54,3 +54,17 @@ def test_a_quoted_title_the_abstract_says_names_its_paper():
     asked = parse_intent("What loss does the 'Teaching CLIP to Count to Ten' method add?").names
     assert is_named(reproduction, asked)
     assert not is_named(other, asked)
+
+
+def test_a_sentence_giving_an_example_is_marked_only_when_the_question_asks_for_one():
+    """"Which chatbot does the survey give as its example of a language model?" over "LLMs, such
+    as ChatGPT, ...": the reader weighs the pair (fitted on the generated example questions)."""
+    survey = scored_paper("p1", "Large language models, such as ChatGPT, draw wide attention today. "
+                                "This survey reviews medical language models in depth.", "MedSurvey")
+    example = FEATURES.index("example_asked")
+    texts, x = rows("Which chatbot does MedSurvey give as its example of a language model?", survey)
+    marked = dict(zip(texts, x[:, example], strict=True))
+    assert marked["Large language models, such as ChatGPT, draw wide attention today."] == 1.0
+    assert marked["This survey reviews medical language models in depth."] == 0.0
+    _, plain = rows("Which chatbot does MedSurvey review?", survey)
+    assert not plain[:, example].any()

@@ -83,13 +83,14 @@ def test_a_name_only_the_collection_knows_is_no_word_the_question_asks_about(eng
 def test_random_weights_do_not_find_the_named_papers(engine):
     """The right answers above come from the fitted weights, not from the layout alone: random
     sentence weights miss at least one question every other draw on average (the fitted ones miss
-    none; in a five-paper library, a lucky draw can miss nothing, so one draw proves little)."""
+    none; in a five-paper library, a lucky draw can miss nothing, so one draw proves little: over
+    20 draws the count moved 9-11 with the number of features, so it is read over 60)."""
     misses = 0
-    for seed in range(20):
+    for seed in range(60):
         rng = np.random.default_rng(seed)
         sentence = engine.reader.model.sentence
         scrambled = replace(engine.reader.model, sentence=Logistic(
             sentence.features, sentence.mean, sentence.scale, rng.normal(0, 1, sentence.coef.shape), 0.0))
         shaken = with_reader(engine, scrambled)
         misses += sum(first_cited(shaken, q) != pid for q, pid in QUESTIONS)
-    assert misses >= 10
+    assert misses >= 30
