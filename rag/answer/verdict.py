@@ -145,8 +145,9 @@ def ranked_apart(asked: str, said: str) -> bool:
                for theirs_win, theirs_lose in _ranked(said))
 
 
-_WHEN = (("before", re.compile(r"\b(?:before|prior\s+to|ahead\s+of|preceding)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)),
-         ("after", re.compile(r"\b(?:after|following)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)),
+# (not "following" or "preceding": "on the following benchmarks" puts nothing after anything)
+_WHEN = (("before", re.compile(r"\b(?:before|prior\s+to|ahead\s+of)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)),
+         ("after", re.compile(r"\bafter\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)),
          ("after", re.compile(r"\bbetween\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+and\b", re.I)))  # "between A
 # and B" comes after A
 

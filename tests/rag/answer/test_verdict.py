@@ -264,3 +264,8 @@ STAGE = "We add an intermediate training stage between pretraining and downstrea
 ])
 def test_a_step_the_sentence_puts_on_the_other_side_of_a_stage_is_answered_no(question, sentence, expected):
     assert verdict(question, sentence) == expected
+
+
+def test_the_following_benchmarks_put_nothing_after_anything():
+    assert verdict("Is KelpNet tuned before benchmark runs?",
+                   "KelpNet is tuned before benchmark runs on the following benchmarks: GLUE and SQuAD.") == "Yes"
