@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from eval.dataset import DATASETS
+from eval.dataset import DATASETS, SPLITS, load
 from rag.ingest.formats import Problem, read_file
 from rag.settings import BUNDLED_CORPUS
 from rag.text.clean import split_sentences
@@ -118,9 +118,7 @@ HELD_OUT = frozenset("""002-0029 002-0041 002-0043 003-0069 003-0071 003-0099 00
 
 def test_papers() -> frozenset[str]:
     """The test split's gold papers: no template asks about them (its answers are never read)."""
-    path = DATASETS / "test.jsonl"
-    return frozenset(g for line in path.open(encoding="utf-8") if line.strip()
-                     for g in json.loads(line).get("gold_papers", []))
+    return frozenset(g for q in load(SPLITS["test"]) for g in q.gold_papers)
 
 
 def example_questions(paper: Paper, kept_off: frozenset[str]) -> Iterator[dict]:

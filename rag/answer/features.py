@@ -119,6 +119,8 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
     named = {c.paper.paper.id for c in pool if is_named(c.paper, intent.names)}
     texts = {(c.paper.paper.id, c.position): c.text for c in pool}
     rows = []
+    results_asked = float(bool(ASKS_RESULTS.search(part.text)))  # of the part: once, not per sentence
+    example_asked = bool(ASKS_EXAMPLE.search(part.text))
     for c, cos, bm in zip(pool, sims, bm25, strict=True):
         terms = content_terms(c.text)
         cues = {
@@ -146,8 +148,8 @@ def part_features(intent: Intent, part: Part, pool: Sequence[Candidate], sims: n
             "length": math.log1p(len(c.text.split())),
             "negation": float(any(w.lower() in NEGATIONS for w in tokens(c.text))),
             "method_said": float(bool(method and _speaks_of(c, method, texts))),
-            "result_asked": float(bool(ASKS_RESULTS.search(part.text))) * cues["result"],
-            "example_asked": float(bool(ASKS_EXAMPLE.search(part.text) and GIVES_EXAMPLE.search(c.text))),
+            "result_asked": results_asked * cues["result"],
+            "example_asked": float(example_asked and bool(GIVES_EXAMPLE.search(c.text))),
             "paper_named": float(c.paper.paper.id in named),
             # the question names a retrieved paper, and this sentence is another paper's
             "named_elsewhere": float(bool(named) and c.paper.paper.id not in named),

@@ -187,8 +187,9 @@ def part_kind(text: str, whole: str) -> Kind:
     return "describe"
 
 
+_SINGULAR = r"(?:[\w-]*ss|[\w-]+(?<!s))"  # a word that is no plural ("loss", "harm")
 # a wh-word, the noun it asks for, then the clause's auxiliary: a plural after it is the subject
-_HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\w-]+(?<!s))\s+"
+_HEAD_THEN_AUX = re.compile(rf"(?:which|what)\s+(?:[\w-]+\s+){{0,2}}?{_SINGULAR}\s+"
                             r"(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should)\b",
                             re.IGNORECASE)
 
@@ -198,7 +199,7 @@ _HEAD_THEN_AUX = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:[\w-]*ss|[\
 # collective noun ("which set of methods", "what kinds of models" ask for the plural)
 _HEAD_THEN_PHRASE = re.compile(r"(?:which|what)\s+(?:[\w-]+\s+)?(?!(?:kind|type|sort|set|group|family|class|"
                                r"list|number|range|variety|pair|series|subset|category|combination|line|body|"
-                               r"collection|selection|suite|mix|mixture)\b)(?:[\w-]*ss|[\w-]+(?<!s))\s+"
+                               rf"collection|selection|suite|mix|mixture)\b){_SINGULAR}\s+"
                                r"(?:of|for|in|on|about|behind|from|to|against|between)\s", re.IGNORECASE)
 
 
