@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from rag.errors import IndexMismatchError, StoreError
-from rag.index.catalog_schema import MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION, batches, load_paper, rename_methods
+from rag.index.catalog_schema import SCHEMA, SCHEMA_VERSION, batches, load_paper, migrate
 from rag.index.catalog_writer import CatalogWriter
 from rag.index.filters import Filters, paper_condition
 from rag.text.authors import fold
@@ -57,7 +57,7 @@ class Catalog(CatalogWriter):
     def _prepare(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "papers" in tables and version in (2, 3):
+        if "papers" in tables and version in (2, 3, 4):
             self._migrate()
             version = SCHEMA_VERSION
         if "papers" in tables and version < SCHEMA_VERSION:
@@ -70,16 +70,12 @@ class Catalog(CatalogWriter):
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _migrate(self) -> None:
-        """Versions 2 and 3 -> 4 in place, in one transaction (a second process waits, then sees 4)."""
+        """Versions 2, 3 and 4 -> 5 in place, in one transaction (a second process waits, then sees 5)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 2:
-                for statement in MIGRATE_2_TO_3:
-                    self.db.execute(statement)
-            if version in (2, 3):
-                log.info("catalogue %s: %d methods renamed to short names", self.path, rename_methods(self.db))
-                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            for step in migrate(self.db, version):
+                log.info("catalogue %s: %s", self.path, step)
             self.db.execute("COMMIT")
         except sqlite3.DatabaseError:
             self.db.execute("ROLLBACK")

@@ -8,11 +8,13 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 
+from rag.text.authors import name_tokens
 from rag.text.names import method_name, spelled_out
 from rag.types import Paper
 
-SCHEMA_VERSION = 4  # 3: chunks carry their paper's title, a second (weighted) keyword column;
-#                    4: a method spelled out before its short name is known by the short name
+SCHEMA_VERSION = 5  # 3: chunks carry their paper's title, a second (weighted) keyword column;
+#                    4: a method spelled out before its short name is known by the short name;
+#                    5: author names of any script are indexed ("王小明", not only Latin letters)
 BATCH = 500
 
 SCHEMA = """
@@ -73,6 +75,21 @@ MIGRATE_2_TO_3 = (
 )
 
 
+def migrate(db: sqlite3.Connection, version: int) -> list[str]:
+    """An older catalogue (versions 2 to 4) brought to SCHEMA_VERSION in place, inside the caller's
+    transaction; what each step changed, for the log."""
+    done = []
+    if version == 2:
+        for statement in MIGRATE_2_TO_3:
+            db.execute(statement)
+    if version in (2, 3):
+        done.append(f"{rename_methods(db)} methods renamed to short names")
+    if version in (2, 3, 4):
+        done.append(f"{retoken_authors(db)} papers' author names indexed again")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return done
+
+
 def rename_methods(db: sqlite3.Connection) -> int:
     """Version 3 -> 4, in place: a paper whose method was read as the first word of a name the
     abstract spells out ("Entropy-Based" of "Entropy-Based Adaptive Weighting for Self-Training
@@ -86,6 +103,21 @@ def rename_methods(db: sqlite3.Connection) -> int:
             data["method"] = found
             db.execute("UPDATE papers SET record = ?, method = ? WHERE id = ?",
                        (json.dumps(data, ensure_ascii=False), found, pid))
+            changed += 1
+    return changed
+
+
+def retoken_authors(db: sqlite3.Connection) -> int:
+    """Version 4 -> 5, in place: every paper's author tokens read again with ``name_tokens``, which
+    now keeps letters of any script (a name in Chinese or Greek had no tokens, so no author filter
+    found it). Returns how many papers gained or lost a token."""
+    changed = 0
+    for pid, record in db.execute("SELECT id, record FROM papers").fetchall():
+        authors = json.loads(record).get("authors") or []
+        rows = {(t, pid, pos) for pos, name in enumerate(authors) for t in name_tokens(name)}
+        if rows != set(db.execute("SELECT token, paper_id, pos FROM author_tokens WHERE paper_id = ?", (pid,))):
+            db.execute("DELETE FROM author_tokens WHERE paper_id = ?", (pid,))
+            db.executemany("INSERT OR IGNORE INTO author_tokens (token, paper_id, pos) VALUES (?,?,?)", sorted(rows))
             changed += 1
     return changed
 

@@ -6,8 +6,8 @@ search and the author lookup all read words through this module (names in ``name
 Two ways to cut text into words, each for its own use:
 - ``tokens``: words as a reader sees them, hyphenated compounds whole ("KV-cache", "GPT-4o"),
   negative contractions whole ("doesn't"), numbers with their decimals and "%";
-- ``alnum_words``: runs of letters and digits, as SQLite FTS5's unicode61 tokenizer cuts them, for
-  the keyword index, content keys and author names.
+- ``alnum_words``: runs of letters and digits of any script, as SQLite FTS5's unicode61 tokenizer
+  cuts them, for the keyword index, content keys and author names.
 
 One stemmer, ``stem``: a light suffix strip ("negatives" -> "negative", "compresses" ->
 "compress"). The keyword index stems with FTS5's Porter stemmer inside SQLite; nothing else
@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*(?:'t)?|\d+(?:\.\d+)?%?")
-ALNUM = re.compile(r"[A-Za-z0-9]+")
+# a word opens with a letter of any script ("Sámi", "Ωμέγα"), as FTS5's unicode61 reads letters
+TOKEN = re.compile(r"[^\W\d_](?:[^\W_]|-)*(?:'t)?|\d+(?:\.\d+)?%?")
+ALNUM = re.compile(r"[^\W_]+")
 # letters and digits of any script; a character of a script written without spaces (Chinese,
 # Japanese, Korean, Thai) is a word of its own
 _IDEOGRAPH = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
