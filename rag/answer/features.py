@@ -20,7 +20,7 @@ from rag.answer.intent import Intent, Part
 from rag.text.cues import ASKS_EXAMPLE, ASKS_RESULTS, GIVES_EXAMPLE, INTRO, MECHANISM, RESULT
 from rag.text.injection import is_instruction
 from rag.text.injection import sentences as injection_aware_sentences
-from rag.text.lexicon import content_terms, mentions, stem, tokens
+from rag.text.lexicon import content_terms, mentions, stem, tokens, word_count
 from rag.text.names import name_pattern, names
 from rag.text.numbers import number_spans
 from rag.text.vocab import NEGATIONS
@@ -63,7 +63,7 @@ def candidates(evidence: Sequence[ScoredPaper],
         sentences = list(split[item.paper.id]) if split and item.paper.id in split \
             else injection_aware_sentences(item.paper.text)
         out += [Candidate(item, s, i, len(sentences), rank) for i, s in enumerate(sentences)
-                if len(s.split()) >= MIN_WORDS and not is_instruction(s)]
+                if word_count(s) >= MIN_WORDS and not is_instruction(s)]
     return out
 
 

@@ -57,7 +57,7 @@ class Catalog(CatalogWriter):
     def _prepare(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "papers" in tables and version in (2, 3, 4):
+        if "papers" in tables and version in (2, 3, 4, 5):
             self._migrate()
             version = SCHEMA_VERSION
         if "papers" in tables and version < SCHEMA_VERSION:
@@ -70,7 +70,7 @@ class Catalog(CatalogWriter):
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _migrate(self) -> None:
-        """Versions 2, 3 and 4 -> 5 in place, in one transaction (a second process waits, then sees 5)."""
+        """Versions 2 to 5 -> 6 in place, in one transaction (a second process waits, then sees 6)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]

@@ -9,12 +9,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 
 from rag.text.authors import name_tokens
+from rag.text.lexicon import spaced
 from rag.text.names import method_name, spelled_out
 from rag.types import Paper
 
-SCHEMA_VERSION = 5  # 3: chunks carry their paper's title, a second (weighted) keyword column;
+SCHEMA_VERSION = 6  # 3: chunks carry their paper's title, a second (weighted) keyword column;
 #                    4: a method spelled out before its short name is known by the short name;
-#                    5: author names of any script are indexed ("王小明", not only Latin letters)
+#                    5: author names of any script are indexed ("王小明", not only Latin letters);
+#                    6: the keyword index holds each character of Chinese, Japanese, Korean and Thai
+#                       text as a word (``fts_text``: the chunk ``spaced``, where that differs)
 BATCH = 500
 
 SCHEMA = """
@@ -41,7 +44,7 @@ CREATE INDEX IF NOT EXISTS aliases_source ON aliases(source);
 CREATE INDEX IF NOT EXISTS aliases_paper ON aliases(paper_id);
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, paper_id TEXT NOT NULL, text TEXT NOT NULL,
-    title TEXT NOT NULL DEFAULT ''
+    title TEXT NOT NULL DEFAULT '', fts_text TEXT, fts_title TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
 {KEYWORD_INDEX}
@@ -54,10 +57,12 @@ KEYWORD_INDEX_STATEMENTS = (
     """CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     text, title, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61')""",
     """CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunk_fts (rowid, text, title) VALUES (new.rowid, new.text, new.title);
+    INSERT INTO chunk_fts (rowid, text, title)
+    VALUES (new.rowid, coalesce(new.fts_text, new.text), coalesce(new.fts_title, new.title));
 END""",
     """CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunk_fts (chunk_fts, rowid, text, title) VALUES ('delete', old.rowid, old.text, old.title);
+    INSERT INTO chunk_fts (chunk_fts, rowid, text, title)
+    VALUES ('delete', old.rowid, coalesce(old.fts_text, old.text), coalesce(old.fts_title, old.title));
 END""",
 )
 SCHEMA = SCHEMA.replace("{KEYWORD_INDEX}", ";\n".join(KEYWORD_INDEX_STATEMENTS) + ";")
@@ -76,7 +81,7 @@ MIGRATE_2_TO_3 = (
 
 
 def migrate(db: sqlite3.Connection, version: int) -> list[str]:
-    """An older catalogue (versions 2 to 4) brought to SCHEMA_VERSION in place, inside the caller's
+    """An older catalogue (versions 2 to 5) brought to SCHEMA_VERSION in place, inside the caller's
     transaction; what each step changed, for the log."""
     done = []
     if version == 2:
@@ -86,8 +91,42 @@ def migrate(db: sqlite3.Connection, version: int) -> list[str]:
         done.append(f"{rename_methods(db)} methods renamed to short names")
     if version in (2, 3, 4):
         done.append(f"{retoken_authors(db)} papers' author names indexed again")
+    if version in (2, 3, 4, 5):
+        done.append(f"{space_keyword_index(db)} chunks' characters indexed one by one")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return done
+
+
+def fts_columns(text: str, title: str) -> tuple[str | None, str | None]:
+    """What the keyword index reads instead of a chunk's text and title (None: the same)."""
+    fts_text, fts_title = spaced(text), spaced(title)
+    return (None if fts_text == text else fts_text), (None if fts_title == title else fts_title)
+
+
+def space_keyword_index(db: sqlite3.Connection) -> int:
+    """Version 5 -> 6, in place: chunks get ``fts_text`` and ``fts_title``, the triggers read
+    them, and each chunk whose text or title is written without spaces is indexed again. Returns
+    how many were."""
+    have = {r[1] for r in db.execute("PRAGMA table_info(chunks)")}
+    for column in ("fts_text", "fts_title"):
+        if column not in have:
+            db.execute(f"ALTER TABLE chunks ADD COLUMN {column} TEXT")
+    db.execute("DROP TRIGGER IF EXISTS chunks_added")
+    db.execute("DROP TRIGGER IF EXISTS chunks_removed")
+    for statement in KEYWORD_INDEX_STATEMENTS[1:]:
+        db.execute(statement)
+    changed = 0
+    for rowid, text, title in db.execute("SELECT rowid, text, title FROM chunks").fetchall():
+        fts_text, fts_title = fts_columns(text, title)
+        if fts_text is None and fts_title is None:
+            continue
+        db.execute("INSERT INTO chunk_fts (chunk_fts, rowid, text, title) VALUES ('delete', ?, ?, ?)",
+                   (rowid, text, title))
+        db.execute("UPDATE chunks SET fts_text = ?, fts_title = ? WHERE rowid = ?", (fts_text, fts_title, rowid))
+        db.execute("INSERT INTO chunk_fts (rowid, text, title) VALUES (?, ?, ?)",
+                   (rowid, fts_text or text, fts_title or title))
+        changed += 1
+    return changed
 
 
 def rename_methods(db: sqlite3.Connection) -> int:

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from rag.index.catalog_schema import batches, dump_paper
+from rag.index.catalog_schema import batches, dump_paper, fts_columns
 from rag.index.dedupe import band_keys, shingle_hashes
 from rag.text.authors import fold, name_tokens
 from rag.text.clean import dedupe_key
@@ -29,8 +29,10 @@ class CatalogWriter:
             existing = self._existing([p.id for p, _ in papers] + [a[0] for a in aliases])
             self._remove_rows(existing)
             titles = {p.id: p.title or "" for p, _ in papers}
-            self.db.executemany("INSERT INTO chunks (id, paper_id, text, title) VALUES (?,?,?,?)",
-                                [(c.id, c.paper_id, c.text, titles.get(c.paper_id, "")) for c in chunks])
+            self.db.executemany(
+                "INSERT INTO chunks (id, paper_id, text, title, fts_text, fts_title) VALUES (?,?,?,?,?,?)",
+                [(c.id, c.paper_id, c.text, title, *fts_columns(c.text, title))
+                 for c in chunks for title in (titles.get(c.paper_id, ""),)])
             for paper, digest in papers:
                 self._insert(paper, digest)
             self.db.executemany(

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from rag.index.catalog import Catalog
 from rag.index.filters import Filters
-from rag.text.lexicon import STOPWORDS, alnum_words
+from rag.text.lexicon import STOPWORDS, alnum_words, pairs, spaced
 from rag.types import Chunk, ScoredChunk
 
 COMMON_SHARE, COMMON_FLOOR = 0.1, 1000
@@ -20,8 +20,9 @@ def match_expression(query: str, catalog: Catalog | None = None) -> str:
     catalogue, words found in over a tenth of the chunks (and at least 1,000) are left out while
     a rarer word remains: BM25 gives them almost no weight, and scoring every chunk that says
     "learning" made keyword search grow with the index."""
-    words = [w for w in alnum_words(query) if w.lower() not in STOPWORDS]
-    unique = list(dict.fromkeys(w.lower() for w in words))
+    words = [p for w in alnum_words(query) if w.lower() not in STOPWORDS for p in pairs(w)]
+    # a pair of characters of a script written without spaces is a two-word phrase ("回 译")
+    unique = list(dict.fromkeys(spaced(w.lower()) for w in words))
     size = catalog.chunk_estimate() if catalog is not None and len(unique) > 1 else 0
     if catalog is not None and size >= COMMON_FLOOR:  # a smaller index has no word that common
         cap = max(COMMON_FLOOR, int(size * COMMON_SHARE))
@@ -45,7 +46,7 @@ def keyword_search(catalog: Catalog, query: str, limit: int, filters: Filters | 
 
 def chunks_saying(catalog: Catalog, term: str, limit: int = 8) -> int:
     """How many indexed chunks (counted up to ``limit``) contain the word or phrase."""
-    words = alnum_words(term)
+    words = alnum_words(spaced(term))
     if not words:
         return 0
     return catalog.keyword_hits('"' + " ".join(w.lower() for w in words) + '"', limit)
