@@ -93,6 +93,7 @@ def migrate(db: sqlite3.Connection, version: int) -> list[str]:
         done.append(f"{retoken_authors(db)} papers' author names indexed again")
     if version in (2, 3, 4, 5):
         done.append(f"{space_keyword_index(db)} chunks' characters indexed one by one")
+        done.append(f"{name_methods_any_script(db)} methods named in letters of any script")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return done
 
@@ -126,6 +127,25 @@ def space_keyword_index(db: sqlite3.Connection) -> int:
         db.execute("INSERT INTO chunk_fts (rowid, text, title) VALUES (?, ?, ?)",
                    (rowid, fts_text or text, fts_title or title))
         changed += 1
+    return changed
+
+
+def name_methods_any_script(db: sqlite3.Connection) -> int:
+    """Version 5 -> 6, in place: the method an abstract with letters beyond ASCII introduces is
+    read again ("We present Ümlaut-Net" had no name; "We propose ÉLAN" none either). Returns how
+    many papers changed."""
+    changed = 0
+    for pid, record in db.execute("SELECT id, record FROM papers").fetchall():
+        data = json.loads(record)
+        text = data.get("text") or ""
+        if text.isascii():
+            continue
+        found = method_name(text)
+        if found and found != data.get("method"):
+            data["method"] = found
+            db.execute("UPDATE papers SET record = ?, method = ? WHERE id = ?",
+                       (json.dumps(data, ensure_ascii=False), found, pid))
+            changed += 1
     return changed
 
 

@@ -9,6 +9,12 @@ import re
 from rag.text.lexicon import STOPWORDS, TOKEN
 from rag.text.vocab import GENERIC_NAMES
 
+# letters of any script: a name may be "Ümlaut-Net" or "Ωμέγα-2" ("[^\W_]": a letter or digit)
+_UPPER = "A-Z" + "".join(re.escape(c) for c in map(chr, range(0x80, 0x2000)) if c.isupper())
+_LOWER = "a-z" + "".join(re.escape(c) for c in map(chr, range(0x80, 0x2000)) if c.islower())
+_CAPITALISED = re.compile(r"(?<![\w\-.])([" + _UPPER + "][" + _LOWER + r"](?:[^\W_]|-){2,})")
+_NOTHING = re.compile(r"(?!)")  # the pattern of a name with no letter or digit
+
 
 def is_name(token: str) -> bool:
     """A method, model or dataset name: inner capitals or digits ("SupReMix", "K2", "GPT-4o"),
@@ -31,8 +37,8 @@ def _core(token: str) -> str:
 
 # a name's own token: a version or size after a point ("Qwen2-1.5B", "GPT-4.5") and a "+" that
 # ends a word ("Rodimus+-1.6B", "C++") belong to it; "GPT+RAG" is two names
-_PART = r"(?:[A-Za-z0-9\-]|\+(?![A-Za-z0-9]))"
-_NAME_TOKEN = re.compile(rf"[A-Za-z]{_PART}*(?:\.\d+{_PART}*)*")
+_PART = r"(?:[^\W_]|-|\+(?![^\W_]))"
+_NAME_TOKEN = re.compile(rf"[^\W\d_]{_PART}*(?:\.\d+{_PART}*)*")
 
 
 def names(text: str) -> list[str]:
@@ -59,7 +65,7 @@ def capitalised_terms(text: str) -> list[str]:
     """Capitalised words that do not open a sentence and are not stop words or generic acronyms:
     candidates for names the lexicon cannot recognise by shape ("Quillformer", "Criteo")."""
     out = []
-    for match in re.finditer(r"(?<![\w\-.])([A-Z][a-z][A-Za-z0-9\-]{2,})", text):
+    for match in _CAPITALISED.finditer(text):
         before = text[: match.start()].rstrip()
         if not before or before[-1] in ".?!:;\"'(":
             continue
@@ -73,12 +79,14 @@ def capitalised_terms(text: str) -> list[str]:
 def name_pattern(name: str) -> re.Pattern[str]:
     """"LLaMA-7B" also matches "LLaMA 7B" and "llama7b", "Rodimus+-1.6B" "Rodimus+ 1.6B";
     always at word boundaries."""
-    pieces = re.findall(r"[A-Za-z]+|\d+(?:\.\d+)?", name)
-    return re.compile(r"(?<![A-Za-z0-9])" + r"\+?[\s\-_]?".join(map(re.escape, pieces)) + r"(?![A-Za-z0-9])",
+    pieces = re.findall(r"[^\W\d_]+|\d+(?:\.\d+)?", name)
+    if not pieces:
+        return _NOTHING
+    return re.compile(r"(?<![^\W_])" + r"\+?[\s\-_]?".join(map(re.escape, pieces)) + r"(?![^\W_])",
                       re.IGNORECASE)
 
 
-_NAME = r"([A-Z][A-Za-z0-9]*(?:[-‑][A-Za-z0-9]+)*)"
+_NAME = "([" + _UPPER + r"][^\W_]*(?:[-‑][^\W_]+)*)"
 _INTRO_PATTERNS = (
     re.compile(r"\b(?:named|called|dubbed|termed|coined|codenamed)\s+[\"“']?" + _NAME),
     re.compile(
@@ -87,7 +95,7 @@ _INTRO_PATTERNS = (
         + _NAME
     ),
     re.compile(
-        r"\b(?:propose|present|introduce|develop|design)s?\b[^.]{0,120}?\(([A-Z][A-Za-z0-9-]*)\)"
+        r"\b(?:propose|present|introduce|develop|design)s?\b[^.]{0,120}?\(([" + _UPPER + r"](?:[^\W_]|-)*)\)"
     ),
     re.compile(r"\b(?:propose|present|introduce)s?\b[^.]{0,80}?,\s+" + _NAME + r","),
     re.compile(_NAME + r"\s*(?:,|:|\()\s*(?:a|an|the)\s+(?:novel|new|simple|general|unified)\b"),
@@ -99,8 +107,8 @@ def _looks_like_a_name(token: str) -> bool:
 
 # "Entropy-Based Adaptive Weighting for Self-Training (EAST)": a matched name that only opens a
 # longer capitalised phrase is the phrase's first word; the short name follows it in brackets
-_SPELLED_OUT = re.compile(r"(?:[\s\-]+(?:[A-Z][\w\-]*|for|of|and|with|to|in|on|via|the|a|an)){1,12}?"
-                          r"\s*\(([A-Z][A-Za-z0-9\-]*)\)")
+_SPELLED_OUT = re.compile(r"(?:[\s\-]+(?:[" + _UPPER + r"][\w\-]*|for|of|and|with|to|in|on|via|the|a|an)){1,12}?"
+                          r"\s*\(([" + _UPPER + r"](?:[^\W_]|-)*)\)")
 
 
 def _short_name(text: str, end: int) -> str | None:

@@ -17,12 +17,14 @@ from rag.ingest.papers import make_paper, text_hash
 from rag.retrieve.keyword import keyword_search
 from rag.settings import ChunkingSettings, Settings
 from rag.text.lexicon import alnum_words, content_terms, spaced, tokens, word_count
+from rag.text.names import capitalised_terms, method_name, name_pattern, names
 from tests.support import index_papers
 
 SAMI = make_paper("sami", "We release an open generative language model for Norwegian Bokmål, Nynorsk "
                   "and Northern Sámi, trained in three continual stages.")
 GREEK = make_paper("greek", "Ωμέγα is a tokenizer for Greek legal text that keeps accents intact.",
                    authors=("王小明", "Νίκος Παπαδόπουλος"))
+UMLAUT = make_paper("umlaut", "We present Ümlaut-Net, a tokenizer for German compounds.")
 CHINESE = [
     ("zh-mt", "机器翻译的数据增强", "数据增强可以提高机器翻译的质量。"
                                  "我们使用回译生成更多的训练数据，使翻译得分提高了三分。"),
@@ -38,7 +40,7 @@ OTHERS = [make_paper(f"o{i}", f"A language model for legal text in many language
 def _catalog(path: Path) -> Catalog:
     catalog = Catalog(path / "papers.sqlite")
     chunker = Chunker(ChunkingSettings())
-    papers = [SAMI, GREEK, *OTHERS, *(make_paper(pid, text, title=title) for pid, title, text in CHINESE)]
+    papers = [SAMI, GREEK, UMLAUT, *OTHERS, *(make_paper(pid, text, title=title) for pid, title, text in CHINESE)]
     catalog.save([(p, text_hash(p)) for p in papers], chunks=[c for p in papers for c in chunker.chunks(p)])
     return catalog
 
@@ -48,6 +50,19 @@ def test_a_word_with_an_accent_or_of_another_script_is_one_word() -> None:
                                                                         "language", "KV-cache", "doesn't"]
     assert alnum_words("Ωμέγα and 王小明 read GPT-4o") == ["Ωμέγα", "and", "王小明", "read", "GPT", "4o"]
     assert "sámi" in {t.lower() for t in content_terms("Northern Sámi")}
+
+
+def test_a_name_with_letters_of_any_script_is_one_name() -> None:
+    assert method_name("We present Ümlaut-Net, a tokenizer for German compounds.") == "Ümlaut-Net"
+    assert method_name("We introduce ΩμέγαNet, a model of Greek legal text.") == "ΩμέγαNet"
+    assert names("We propose ÉLAN and compare it with GPT-4o.") == ["ÉLAN", "GPT-4o"], "not 'LAN'"
+    assert capitalised_terms("the languages of Norway and of Sámi people") == ["Norway", "Sámi"]
+
+
+def test_a_name_without_latin_letters_is_found_only_where_it_is_said() -> None:
+    assert name_pattern("Ωμέγα").search("Παρουσιάζουμε το Ωμέγα, έναν tokenizer")
+    assert not name_pattern("Ωμέγα").search("A tokenizer for Greek legal text.")
+    assert not name_pattern("—").search("any text at all"), "no letter or digit: no match, not every match"
 
 
 def test_a_run_of_chinese_is_read_as_its_character_pairs_and_counted_by_characters() -> None:
@@ -93,6 +108,7 @@ def test_a_schema_5_catalogue_indexes_its_chinese_chunks_by_character_in_place(t
     db.execute("ALTER TABLE chunks DROP COLUMN fts_text")
     db.execute("ALTER TABLE chunks DROP COLUMN fts_title")
     db.execute("INSERT INTO chunk_fts (chunk_fts) VALUES ('rebuild')")
+    db.execute("UPDATE papers SET method = NULL, record = json_remove(record, '$.method') WHERE id = 'umlaut'")
     db.execute("PRAGMA user_version = 5")
     db.commit()
     before = [h.chunk.paper_id for h in keyword_search(catalog, "回译", 3)]
@@ -102,11 +118,13 @@ def test_a_schema_5_catalogue_indexes_its_chinese_chunks_by_character_in_place(t
     version = catalog.db.execute("PRAGMA user_version").fetchone()[0]
     after = [h.chunk.paper_id for h in keyword_search(catalog, "回译", 3)]
     english = [h.chunk.paper_id for h in keyword_search(catalog, "Sámi", 3)]
+    named = catalog.get("umlaut")
     catalog.remove(["zh-mt"])  # its index rows go with it: the 'delete' gives what was indexed
     gone = [h.chunk.paper_id for h in keyword_search(catalog, "回译", 3)]
     catalog.close()
     assert before == [] and version == SCHEMA_VERSION == 6
     assert after == ["zh-mt"] and english == ["sami"] and gone == []
+    assert named is not None and named.method == "Ümlaut-Net", "read again from its abstract"
 
 
 def test_a_schema_4_catalogue_indexes_its_authors_of_any_script_in_place(tmp_path: Path) -> None:
