@@ -71,20 +71,22 @@ def test_a_run_of_chinese_is_read_as_its_character_pairs_and_counted_by_characte
     assert word_count("该方法将计算量降低了一半。") == 12 and word_count("It halves the cost.") == 4
 
 
-def test_keyword_search_finds_the_abstract_that_says_an_accented_or_greek_word(tmp_path: Path) -> None:
+def _found(tmp_path: Path, *queries: str) -> list[list[str]]:
+    """The papers keyword search puts first for each query, best first."""
     catalog = _catalog(tmp_path)
-    sami = [h.chunk.paper_id for h in keyword_search(catalog, "a language model for Sámi", 3)]
-    greek = [h.chunk.paper_id for h in keyword_search(catalog, "what is Ωμέγα?", 3)]
+    found = [[h.chunk.paper_id for h in keyword_search(catalog, q, 3)] for q in queries]
     catalog.close()
+    return found
+
+
+def test_keyword_search_finds_the_abstract_that_says_an_accented_or_greek_word(tmp_path: Path) -> None:
+    sami, greek = _found(tmp_path, "a language model for Sámi", "what is Ωμέγα?")
     assert sami[0] == "sami", "'Sámi' was cut into 'S' and 'mi', which no abstract says"
     assert greek == ["greek"]
 
 
 def test_keyword_search_finds_the_chinese_abstract_by_words_inside_its_sentences(tmp_path: Path) -> None:
-    catalog = _catalog(tmp_path)
-    found = [h.chunk.paper_id for h in keyword_search(catalog, "回译如何提高翻译质量？", 3)]
-    by_title = [h.chunk.paper_id for h in keyword_search(catalog, "注意力", 3)]
-    catalog.close()
+    found, by_title = _found(tmp_path, "回译如何提高翻译质量？", "注意力")
     assert found[0] == "zh-mt", "a sentence is one run of characters: the whole run was one word"
     assert by_title[0] == "zh-attn"
 
