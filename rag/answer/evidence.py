@@ -13,7 +13,7 @@ from typing import Protocol
 
 from rag.answer.intent import Intent, Part
 from rag.text.lexicon import GENERIC_TERMS, content_terms, mentions, stem, tokens
-from rag.text.names import name_pattern, names
+from rag.text.names import family_members, name_pattern, names
 from rag.text.numbers import could_score, number_spans, percent, times
 from rag.types import Draft, Evidence, ScoredPaper
 
@@ -57,18 +57,8 @@ def says(paper: ScoredPaper, name: str) -> bool:
     each of its parts as a member of a family ("the Bison-Gecko tandem" of "a tandem of
     PaLM2-Bison and PaLM2-Gecko")."""
     p = paper.paper
-    return bool(name_pattern(name).search(p.text)) or _members(p.text, name) or any(
+    return bool(name_pattern(name).search(p.text)) or family_members(p.text, name) or any(
         mentions(alias, name) for alias in (p.method or "", *p.aliases) if alias)
-
-
-def _members(text: str, name: str) -> bool:
-    """Each capitalised part of a hyphenated name is written as a member of one family, after the
-    same family name and a hyphen ("PaLM2-Bison", "PaLM2-Gecko")."""
-    parts = name.split("-")
-    if len(parts) < 2 or not all(len(w) > 2 and w[0].isupper() and w.isalpha() for w in parts):
-        return False
-    families = [set(re.findall(rf"(?<![\w-])([A-Za-z][\w.]*)-{re.escape(w)}(?![\w-])", text)) for w in parts]
-    return bool(set.intersection(*families))
 
 
 def is_share(span: str) -> bool:

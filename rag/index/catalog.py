@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from rag.errors import IndexMismatchError, StoreError
-from rag.index.catalog_schema import SCHEMA, SCHEMA_VERSION, batches, load_paper, migrate
+from rag.index.catalog_schema import OLDEST_MIGRATED, SCHEMA, SCHEMA_VERSION, batches, load_paper, migrate
 from rag.index.catalog_writer import CatalogWriter
 from rag.index.filters import Filters, paper_condition
 from rag.text.authors import fold
@@ -57,7 +57,7 @@ class Catalog(CatalogWriter):
     def _prepare(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "papers" in tables and version in (2, 3, 4, 5):
+        if "papers" in tables and OLDEST_MIGRATED <= version < SCHEMA_VERSION:
             self._migrate()
             version = SCHEMA_VERSION
         if "papers" in tables and version < SCHEMA_VERSION:

@@ -53,9 +53,7 @@ CREATE TABLE IF NOT EXISTS lsh (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lsh_paper ON lsh(paper_id);
 """
-KEYWORD_INDEX_STATEMENTS = (
-    """CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    text, title, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61')""",
+KEYWORD_TRIGGERS = (
     """CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
     INSERT INTO chunk_fts (rowid, text, title)
     VALUES (new.rowid, coalesce(new.fts_text, new.text), coalesce(new.fts_title, new.title));
@@ -64,6 +62,11 @@ END""",
     INSERT INTO chunk_fts (chunk_fts, rowid, text, title)
     VALUES ('delete', old.rowid, coalesce(old.fts_text, old.text), coalesce(old.fts_title, old.title));
 END""",
+)
+KEYWORD_INDEX_STATEMENTS = (
+    """CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
+    text, title, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61')""",
+    *KEYWORD_TRIGGERS,
 )
 SCHEMA = SCHEMA.replace("{KEYWORD_INDEX}", ";\n".join(KEYWORD_INDEX_STATEMENTS) + ";")
 
@@ -78,6 +81,21 @@ MIGRATE_2_TO_3 = (
     *KEYWORD_INDEX_STATEMENTS,
     "INSERT INTO chunk_fts (chunk_fts) VALUES ('rebuild')",
 )
+
+
+OLDEST_MIGRATED = 2  # older catalogues are built again (`rag ingest --rebuild`)
+INSERT_AUTHOR_TOKENS = "INSERT OR IGNORE INTO author_tokens (token, paper_id, pos) VALUES (?,?,?)"
+
+
+def author_token_rows(paper_id: str, authors: Sequence[str]) -> list[tuple[str, str, int]]:
+    """The ``author_tokens`` rows of a paper: each word of each author's name, with the author's place."""
+    return [(t, paper_id, pos) for pos, name in enumerate(authors) for t in name_tokens(name)]
+
+
+def _set_method(db: sqlite3.Connection, paper_id: str, data: dict[str, object], method: str) -> None:
+    data["method"] = method
+    db.execute("UPDATE papers SET record = ?, method = ? WHERE id = ?",
+               (json.dumps(data, ensure_ascii=False), method, paper_id))
 
 
 def migrate(db: sqlite3.Connection, version: int) -> list[str]:
@@ -114,7 +132,7 @@ def space_keyword_index(db: sqlite3.Connection) -> int:
             db.execute(f"ALTER TABLE chunks ADD COLUMN {column} TEXT")
     db.execute("DROP TRIGGER IF EXISTS chunks_added")
     db.execute("DROP TRIGGER IF EXISTS chunks_removed")
-    for statement in KEYWORD_INDEX_STATEMENTS[1:]:
+    for statement in KEYWORD_TRIGGERS:
         db.execute(statement)
     changed = 0
     for rowid, text, title in db.execute("SELECT rowid, text, title FROM chunks").fetchall():
@@ -142,9 +160,7 @@ def name_methods_any_script(db: sqlite3.Connection) -> int:
             continue
         found = method_name(text)
         if found and found != data.get("method"):
-            data["method"] = found
-            db.execute("UPDATE papers SET record = ?, method = ? WHERE id = ?",
-                       (json.dumps(data, ensure_ascii=False), found, pid))
+            _set_method(db, pid, data, found)
             changed += 1
     return changed
 
@@ -159,9 +175,7 @@ def rename_methods(db: sqlite3.Connection) -> int:
         data = json.loads(record)
         old, found = data.get("method"), method_name(data["text"])
         if old and found and found != old and spelled_out(data["text"], old) == found:
-            data["method"] = found
-            db.execute("UPDATE papers SET record = ?, method = ? WHERE id = ?",
-                       (json.dumps(data, ensure_ascii=False), found, pid))
+            _set_method(db, pid, data, found)
             changed += 1
     return changed
 
@@ -172,11 +186,10 @@ def retoken_authors(db: sqlite3.Connection) -> int:
     found it). Returns how many papers gained or lost a token."""
     changed = 0
     for pid, record in db.execute("SELECT id, record FROM papers").fetchall():
-        authors = json.loads(record).get("authors") or []
-        rows = {(t, pid, pos) for pos, name in enumerate(authors) for t in name_tokens(name)}
+        rows = set(author_token_rows(pid, json.loads(record).get("authors") or []))
         if rows != set(db.execute("SELECT token, paper_id, pos FROM author_tokens WHERE paper_id = ?", (pid,))):
             db.execute("DELETE FROM author_tokens WHERE paper_id = ?", (pid,))
-            db.executemany("INSERT OR IGNORE INTO author_tokens (token, paper_id, pos) VALUES (?,?,?)", sorted(rows))
+            db.executemany(INSERT_AUTHOR_TOKENS, sorted(rows))
             changed += 1
     return changed
 

@@ -7,9 +7,9 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from rag.index.catalog_schema import batches, dump_paper, fts_columns
+from rag.index.catalog_schema import INSERT_AUTHOR_TOKENS, author_token_rows, batches, dump_paper, fts_columns
 from rag.index.dedupe import band_keys, shingle_hashes
-from rag.text.authors import fold, name_tokens
+from rag.text.authors import fold
 from rag.text.clean import dedupe_key
 from rag.types import Chunk, Paper
 
@@ -55,9 +55,7 @@ class CatalogWriter:
         if paper.venue:
             self.db.execute("INSERT OR IGNORE INTO venues (name, norm) VALUES (?, ?)",
                             (paper.venue, fold(paper.venue)))
-        self.db.executemany(
-            "INSERT OR IGNORE INTO author_tokens (token, paper_id, pos) VALUES (?,?,?)",
-            [(t, paper.id, pos) for pos, name in enumerate(paper.authors) for t in name_tokens(name)])
+        self.db.executemany(INSERT_AUTHOR_TOKENS, author_token_rows(paper.id, paper.authors))
         if paper.text:
             self.db.executemany("INSERT OR IGNORE INTO lsh (band_key, paper_id) VALUES (?, ?)",
                                 [(k, paper.id) for k in band_keys(shingle_hashes(paper.text))])

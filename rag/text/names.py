@@ -47,6 +47,16 @@ def names(text: str) -> list[str]:
     return list(dict.fromkeys(t for t in found if is_name(t)))
 
 
+def family_members(text: str, name: str) -> bool:
+    """Each capitalised part of a hyphenated name is written as a member of one family, after the
+    same family name and a hyphen: "Bison-Gecko" of "PaLM2-Bison and PaLM2-Gecko"."""
+    parts = name.split("-")
+    if len(parts) < 2 or not all(len(w) > 2 and w[0].isupper() and w.isalpha() for w in parts):
+        return False
+    families = [set(re.findall(rf"(?<![\w-])([A-Za-z][\w.]*)-{re.escape(w)}(?![\w-])", text)) for w in parts]
+    return bool(set.intersection(*families))
+
+
 def is_coined(name: str) -> bool:
     """A coined method name ("SupReMix", "Zorblax7", "K2", "GPT-4o"), as opposed to an all-caps
     acronym ("DNA", "GLUE", "OOP") that is as likely ordinary vocabulary."""
