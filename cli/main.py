@@ -137,9 +137,14 @@ def print_ingest_report(report, rebuild: bool, show_merges: bool = False) -> Non
         f"without abstract): {report.indexed} indexed, {report.unchanged} unchanged, "
         f"{report.duplicates_merged} duplicates merged, {removed}, "
         f"{rows} rows skipped{f', {unread} files not read' if unread else ''}; "
-        f"{report.chunks_embedded} chunks embedded, {report.chunks_reused} reused; "
-        f"{report.seconds:.1f} s; index generation {report.generation}"
+        f"{report.chunks_embedded} chunks embedded, {report.chunks_reused} reused, "
+        f"{report.sentences_embedded} sentences embedded for reading; {report.seconds:.1f} s; "
+        f"index generation {report.generation}"
     )
+    if report.sentences_left:
+        click.echo(f"stopped before {report.sentences_left} papers' sentences were embedded for reading: "
+                   "their questions are answered, a little slower; the next `rag ingest` finishes them.",
+                   err=True)
     if report.repaired:
         click.echo(f"repaired: {report.repaired} papers had lost their vectors and were indexed again.",
                    err=True)

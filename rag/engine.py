@@ -20,6 +20,7 @@ from rag.errors import IndexNotFoundError, InputError
 from rag.index.embedding import CachedEmbedder
 from rag.index.filters import Filters
 from rag.index.library import Library, method_index, open_library
+from rag.index.sentence_vectors import StoredVectors
 from rag.llm.answerer import LLMAnswerer
 from rag.llm.client import ChatModel, build_chat_model, within_deadline
 from rag.llm.prompts import load_prompts
@@ -59,6 +60,16 @@ class Engine:
         self.library.close()
 
 
+def answering(library: Library) -> Library:
+    """The library with the answer path's embedder: stored sentence vectors first, then an LRU
+    cache in front of the model. A library handed on from an engine (a reload) is unwrapped
+    first, so the store read is always this library's catalogue."""
+    inner = library.embedder.inner if isinstance(library.embedder, StoredVectors) else library.embedder
+    if not isinstance(inner, CachedEmbedder):
+        inner = CachedEmbedder(inner)
+    return replace(library, embedder=StoredVectors(inner, library.catalog))
+
+
 def build_engine(settings: Settings, *, library: Library | None = None,
                  chat_model: ChatModel | None = None, reader_model: ReaderModel | None = None) -> Engine:
     """Everything built once, from settings. Prompts are checked here, LLM or not. ``reader_model``
@@ -66,8 +77,7 @@ def build_engine(settings: Settings, *, library: Library | None = None,
     been fitted on the features the code had before)."""
     prompts = load_prompts(settings.prompts_dir)
     library = library or open_library(settings)
-    if not isinstance(library.embedder, CachedEmbedder):
-        library = replace(library, embedder=CachedEmbedder(library.embedder))
+    library = answering(library)
     scorer = AlignedSupportScorer(library, settings.support)
     reader = build_reader(library, settings.answer, reader_model, settings.data_dir)
     offline = OfflineComposer(settings.answer, reader.model)

@@ -124,4 +124,5 @@ def topic_shares(intent: Intent, papers: Sequence[ScoredPaper],
     total = sum(focus.values())
     if not focus or total <= 0:
         return [1.0] * len(papers)
-    return [sum(w for t, w in focus.items() if t in content_terms(p.paper.text)) / total for p in papers]
+    said = [content_terms(p.paper.text) for p in papers]  # once a paper, not once a focus word
+    return [sum(w for t, w in focus.items() if t in terms) / total for terms in said]

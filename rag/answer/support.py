@@ -24,8 +24,7 @@ import numpy as np
 from rag.answer.claims import best_aligned, missing_names, missing_numbers, overreach_cues, polarity_mismatch
 from rag.index.library import Library
 from rag.settings import SupportSettings
-from rag.text.injection import PLACEHOLDER
-from rag.text.injection import sentences as injection_aware_sentences
+from rag.text.injection import evidence_sentences
 from rag.text.lexicon import content_terms
 from rag.text.names import rare_terms
 from rag.types import Paper
@@ -36,14 +35,6 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 class SupportScorer(Protocol):
     def score(self, sentence: str, papers: Sequence[Paper],
               split: Mapping[str, tuple[str, ...]] | None = None) -> float: ...
-
-
-def evidence_sentences(paper: Paper) -> tuple[str, ...]:
-    """A paper's sentences as evidence: split once (``rag.stages.retrieve.gather``); a scrubbed
-    placeholder is not evidence and never merges into the next sentence."""
-    if not paper.has_abstract:
-        return ()
-    return tuple(s for piece in paper.text.split(PLACEHOLDER) for s in injection_aware_sentences(piece))
 
 
 @dataclass(frozen=True)

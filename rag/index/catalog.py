@@ -70,7 +70,7 @@ class Catalog(CatalogWriter):
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _migrate(self) -> None:
-        """Versions 2 to 5 -> 6 in place, in one transaction (a second process waits, then sees 6)."""
+        """Versions 2 to 6 -> 7 in place, in one transaction (a second process waits, then sees 7)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]

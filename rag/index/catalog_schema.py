@@ -13,11 +13,12 @@ from rag.text.lexicon import spaced
 from rag.text.names import method_name, spelled_out
 from rag.types import Paper
 
-SCHEMA_VERSION = 6  # 3: chunks carry their paper's title, a second (weighted) keyword column;
+SCHEMA_VERSION = 7  # 3: chunks carry their paper's title, a second (weighted) keyword column;
 #                    4: a method spelled out before its short name is known by the short name;
 #                    5: author names of any script are indexed ("王小明", not only Latin letters);
 #                    6: the keyword index holds each character of Chinese, Japanese, Korean and Thai
-#                       text as a word (``fts_text``: the chunk ``spaced``, where that differs)
+#                       text as a word (``fts_text``: the chunk ``spaced``, where that differs);
+#                    7: abstracts' sentence vectors, stored at ingest for the reader (``sentence_vectors``)
 BATCH = 500
 
 SCHEMA = """
@@ -52,6 +53,7 @@ CREATE TABLE IF NOT EXISTS lsh (
     band_key INTEGER NOT NULL, paper_id TEXT NOT NULL, PRIMARY KEY (band_key, paper_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lsh_paper ON lsh(paper_id);
+{SENTENCE_VECTORS}
 """
 KEYWORD_TRIGGERS = (
     """CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
@@ -68,7 +70,16 @@ KEYWORD_INDEX_STATEMENTS = (
     text, title, content = 'chunks', content_rowid = 'rowid', tokenize = 'porter unicode61')""",
     *KEYWORD_TRIGGERS,
 )
-SCHEMA = SCHEMA.replace("{KEYWORD_INDEX}", ";\n".join(KEYWORD_INDEX_STATEMENTS) + ";")
+# A sentence's vector under the embedder that made it, keyed by a hash of its exact text (the
+# reader looks sentences up by text); a paper's rows go with the paper.
+SENTENCE_VECTORS = (
+    """CREATE TABLE IF NOT EXISTS sentence_vectors (
+    paper_id TEXT NOT NULL, key TEXT NOT NULL, embedder TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (paper_id, key, embedder)) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS sentence_vectors_key ON sentence_vectors(key, embedder)",
+)
+SCHEMA = SCHEMA.replace("{KEYWORD_INDEX}", ";\n".join(KEYWORD_INDEX_STATEMENTS) + ";") \
+    .replace("{SENTENCE_VECTORS}", ";\n".join(SENTENCE_VECTORS) + ";")
 
 # Version 2 -> 3, in place (no re-embedding): chunks get their paper's title, the keyword index
 # is rebuilt with a title column.
@@ -99,7 +110,7 @@ def _set_method(db: sqlite3.Connection, paper_id: str, data: dict[str, object], 
 
 
 def migrate(db: sqlite3.Connection, version: int) -> list[str]:
-    """An older catalogue (versions 2 to 5) brought to SCHEMA_VERSION in place, inside the caller's
+    """An older catalogue (versions 2 to 6) brought to SCHEMA_VERSION in place, inside the caller's
     transaction; what each step changed, for the log."""
     done = []
     if version == 2:
@@ -112,7 +123,10 @@ def migrate(db: sqlite3.Connection, version: int) -> list[str]:
     if version in (2, 3, 4, 5):
         done.append(f"{space_keyword_index(db)} chunks' characters indexed one by one")
         done.append(f"{name_methods_any_script(db)} methods named in letters of any script")
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    for statement in SENTENCE_VECTORS:  # 6 -> 7: filled by the next `rag ingest`
+        db.execute(statement)
+    done.append("sentence vectors: the next `rag ingest` stores them")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return done
 
 

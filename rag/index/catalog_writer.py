@@ -63,7 +63,7 @@ class CatalogWriter:
     def _remove_rows(self, ids: Sequence[str]) -> None:
         rows = [(i,) for i in ids]
         for table, key in (("papers", "id"), ("chunks", "paper_id"), ("author_tokens", "paper_id"),
-                           ("lsh", "paper_id")):
+                           ("lsh", "paper_id"), ("sentence_vectors", "paper_id")):
             self.db.executemany(f"DELETE FROM {table} WHERE {key} = ?", rows)
 
     def remove(self, ids: Iterable[str]) -> None:
@@ -79,5 +79,6 @@ class CatalogWriter:
 
     def clear(self) -> None:
         with self.db:
-            for table in ("papers", "aliases", "chunks", "author_tokens", "lsh", "venues", "meta"):
+            for table in ("papers", "aliases", "chunks", "author_tokens", "lsh", "venues", "meta",
+                          "sentence_vectors"):
                 self.db.execute(f"DELETE FROM {table}")

@@ -22,6 +22,7 @@ from rag.ingest.formats import Problem, read_file, scan
 from rag.ingest.identity import IdClaims
 from rag.ingest.origins import Origins, origin_of
 from rag.ingest.papers import DuplicateFinder, merge, text_hash, undo_stale_merges
+from rag.ingest.sentences import store_sentence_vectors
 from rag.ingest.session import writer_session
 from rag.settings import Settings
 from rag.types import Chunk, Paper
@@ -44,6 +45,8 @@ class IngestReport:
     indexed: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    sentences_embedded: int = 0  # abstracts' sentences stored for the reader (rag.ingest.sentences)
+    sentences_left: int = 0  # papers whose sentences a stop left for the next ingest
     duplicates_merged: int = 0
     merges: list[tuple[str, str]] = field(default_factory=list)  # (merged id, kept id)
     removed: int = 0
@@ -119,6 +122,7 @@ def index_files(lib: Library, paths: Iterable[Path], progress: Progress | None,
         report.files += 1
     if report.repaired:
         report.unrepaired = len(_papers_without_vectors(lib))
+    report.sentences_embedded, report.sentences_left = store_sentence_vectors(lib, tick, should_stop)
     report.seconds = time.perf_counter() - started
     return report
 

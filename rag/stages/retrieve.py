@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from rag.answer.support import evidence_sentences
 from rag.index.filters import Filters
 from rag.index.library import Library
 from rag.retrieve.fusion import retrieve
 from rag.retrieve.rerank import Reranker
 from rag.settings import RetrievalSettings
 from rag.stages.route import Routed
-from rag.text.injection import scrub
+from rag.text.injection import evidence_sentences, scrubbed
 from rag.types import Evidence, ScoredPaper
 
 
@@ -42,8 +41,5 @@ def gather(found: Sequence[ScoredPaper]) -> Evidence:
 def guarded(item: ScoredPaper) -> ScoredPaper:
     """The paper with instruction-like sentences removed (an LLM never reads them, and support
     never rests on them)."""
-    abstract, removed = scrub(item.paper.abstract)
-    if not removed:
-        return item
-    text, _ = scrub(item.paper.text)
-    return replace(item, paper=replace(item.paper, abstract=abstract, text=text))
+    paper = scrubbed(item.paper)
+    return item if paper is item.paper else replace(item, paper=paper)

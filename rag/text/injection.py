@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from functools import lru_cache
 
 from rag.text.clean import split_sentences
+from rag.types import Paper
 
 _LOOK_ALIKES = str.maketrans(
     "АВЕЅІЈКМНОРСТХУаеіјорсуxѕԁһΑΒΕΖΗΙΚΜΝΟΡΤΥΧοναρτ",
@@ -164,3 +166,21 @@ def scrub(text: str, placeholder: str = PLACEHOLDER) -> tuple[str, int]:
         else:
             out.append(sentence)
     return (" ".join(out), removed) if removed else (text, 0)
+
+
+def scrubbed(paper: Paper) -> Paper:
+    """The paper with its instruction-like sentences replaced by a placeholder (an LLM never reads
+    them, and support never rests on them); the paper itself when it has none."""
+    abstract, removed = scrub(paper.abstract)
+    if not removed:
+        return paper
+    return replace(paper, abstract=abstract, text=scrub(paper.text)[0])
+
+
+def evidence_sentences(paper: Paper) -> tuple[str, ...]:
+    """A paper's sentences as evidence: split once (``rag.stages.retrieve.gather``, and at ingest
+    for the stored sentence vectors); a scrubbed placeholder is not evidence and never merges
+    into the next sentence."""
+    if not paper.has_abstract:
+        return ()
+    return tuple(s for piece in paper.text.split(PLACEHOLDER) for s in sentences(piece))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # a word opens with a letter of any script ("Sámi", "Ωμέγα"), as FTS5's unicode61 reads letters
 TOKEN = re.compile(r"[^\W\d_](?:[^\W_]|-)*(?:'t)?|\d+(?:\.\d+)?%?")
@@ -48,6 +49,7 @@ report reported paper abstract author find finding conclusion conclude takeaway 
 summary summaries overview""".split())
 
 
+@lru_cache(maxsize=1 << 16)  # called for every word of every candidate sentence, per question
 def stem(word: str) -> str:
     """A light suffix strip so that "negatives" meets "negative" and "compresses" "compress"."""
     word = word.lower()

@@ -14,6 +14,7 @@ from rag.ingest.pipeline import ingest
 from rag.ingest.rebuild import rebuild
 from rag.settings import ChunkingSettings, Settings
 from rag.testing.fakes import FakeEmbedder, InterruptingEmbedder
+from rag.text.injection import evidence_sentences
 
 
 def run(settings: Settings, paths: list[Path], embedder=None, **kw):
@@ -68,11 +69,13 @@ def test_a_changed_abstract_re_embeds_only_that_paper(settings, corpus_copy):
     embedder = FakeEmbedder()
     report, _, _ = run(settings, [corpus_copy], embedder)
     assert report.indexed == 1 and report.removed == 0 and report.duplicates_merged == 0
-    assert 1 <= embedder.texts_embedded <= 2  # the chunks of 002-0005 that changed
+    assert 1 <= report.chunks_embedded <= 2  # the chunks of 002-0005 that changed
     lib = open_library(settings, embedder=FakeEmbedder())
     edited = lib.catalog.get("002-0005")  # an edited abstract is a new record: a content id,
     lib.close()                           # and its old id still finds it
     assert edited is not None and edited.abstract.startswith("Deep neural nets")
+    assert report.sentences_embedded == len(set(evidence_sentences(edited)))  # that paper's only
+    assert embedder.texts_embedded == report.chunks_embedded + report.sentences_embedded
     assert edited.id.startswith("002_c30d0852975d4dec-") and "002-0005" in edited.aliases
     assert any("002-0005 is now" in str(n) for n in report.notices)
     again, papers, _ = run(settings, [corpus_copy])
