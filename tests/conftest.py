@@ -81,7 +81,8 @@ def corpus_copy(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real_index(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """The bundled corpus indexed once with the real offline embedder (about 25 s)."""
+    """The bundled corpus indexed once with the real offline embedder (about a minute, half of
+    it the sentence vectors)."""
     from rag.index.library import open_library
     from rag.ingest.pipeline import ingest
 
