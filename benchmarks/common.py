@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,3 +61,35 @@ def reader_examples(settings: Settings) -> list:  # type: ignore[type-arg]
         return collect(engine, [q for q, _ in loaded], lambda: None, [s for _, s in loaded])
     finally:
         engine.close()
+
+
+def answer_in_turn(engines: dict[str, object], questions: Sequence[str],
+                   shown: Callable[[str], str] = lambda text: text) -> tuple[dict[str, list[float]], int]:
+    """Two engines answer each question in turn, in process, alternating which goes first, so
+    machine load falls on both alike: ms per answer by engine, and how many answers differ
+    (compared as ``shown`` gives them)."""
+    from rag.engine import answer
+
+    (first, a), (second, b) = engines.items()
+    answer(a, questions[0]), answer(b, questions[0])  # type: ignore[arg-type]  # warm both
+    times: dict[str, list[float]] = {first: [], second: []}
+    differ = 0
+    for i, q in enumerate(questions):
+        texts = {}
+        for name, engine in list(engines.items())[:: 1 if i % 2 else -1]:
+            started = time.perf_counter()
+            texts[name] = shown(answer(engine, q).text)  # type: ignore[arg-type]
+            times[name].append((time.perf_counter() - started) * 1000)
+        differ += texts[first] != texts[second]
+    return times, differ
+
+
+def print_latency(times: dict[str, list[float]], ratio: str) -> None:
+    """p50 and p95 of each engine, and the second's over the first's."""
+    from eval.metrics import percentile
+
+    for name, values in times.items():
+        print(f"{name:<20} p50 {percentile(values, 50):6.0f} ms   p95 {percentile(values, 95):6.0f} ms")
+    base, new = times.values()
+    print(f"ratio ({ratio})  p50 {percentile(new, 50) / percentile(base, 50):.2f}   "
+          f"p95 {percentile(new, 95) / percentile(base, 95):.2f}")

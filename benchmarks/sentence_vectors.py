@@ -15,14 +15,12 @@ import argparse
 import shutil
 import sqlite3
 import tempfile
-import time
 from pathlib import Path
 
-from common import indexed_settings
+from common import answer_in_turn, indexed_settings, print_latency
 
 from eval.dataset import SPLITS, load
-from eval.metrics import percentile
-from rag.engine import answer, build_engine
+from rag.engine import build_engine
 from rag.index.stamp import inside, read_stamp
 from rag.settings import Settings
 
@@ -45,23 +43,10 @@ def main() -> None:
         stored = build_engine(settings)
         plain = build_engine(without_stored(settings, Path(tmp)))
         questions = [q.question for q in load(SPLITS["dev"])][: args.limit]
-        answer(stored, "warm up"), answer(plain, "warm up")
-        times: dict[str, list[float]] = {"per question": [], "stored at ingest": []}
-        differ = 0
-        for i, q in enumerate(questions):
-            order = [("per question", plain), ("stored at ingest", stored)]
-            texts = {}
-            for name, engine in order if i % 2 else order[::-1]:
-                started = time.perf_counter()
-                texts[name] = answer(engine, q).text
-                times[name].append((time.perf_counter() - started) * 1000)
-            differ += texts["per question"] != texts["stored at ingest"]
-        stored.close(), plain.close()
-    for name, values in times.items():
-        print(f"{name:<18} p50 {percentile(values, 50):6.0f} ms   p95 {percentile(values, 95):6.0f} ms")
-    base, new = times["per question"], times["stored at ingest"]
-    print(f"ratio (stored / per question)  p50 {percentile(new, 50) / percentile(base, 50):.2f}   "
-          f"p95 {percentile(new, 95) / percentile(base, 95):.2f}")
+        times, differ = answer_in_turn({"per question": plain, "stored at ingest": stored}, questions)
+        stored.close()
+        plain.close()
+    print_latency(times, "stored / per question")
     print(f"answers that differ  {differ} of {len(questions)} (expected 0)")
 
 
