@@ -71,9 +71,9 @@ KEYWORD_INDEX_STATEMENTS = (
     *KEYWORD_TRIGGERS,
 )
 # A sentence's vector under the embedder that made it, keyed by a hash of its exact text (the
-# reader looks sentences up by text); a paper's rows go with the paper.
-# A rowid table: a 1.5 KB vector fits a row of its page, where a WITHOUT ROWID row spills to
-# overflow pages (the catalogue was four times the size).
+# reader looks sentences up by text); a paper's rows go with the paper. A rowid table: a 1.5 KB
+# vector fits a row of its page, where a WITHOUT ROWID row spills to overflow pages (the
+# catalogue was four times the size).
 SENTENCE_VECTORS = (
     """CREATE TABLE IF NOT EXISTS sentence_vectors (
     paper_id TEXT NOT NULL, key TEXT NOT NULL, embedder TEXT NOT NULL, vector BLOB NOT NULL)""",
