@@ -8,7 +8,8 @@ same run, so the HTTP overhead shows as a ratio. Bounded: at most --requests per
 Every request asks a different question and each level gets a fresh server, so the engine's
 embedding cache never makes a level look faster than distinct real traffic would.
 
-Goal on this 2-core machine: 10 req/s sustained with p95 under 1 s and zero errors."""
+Goal on this 2-core machine: 10 req/s sustained with p95 under 1 s (at some concurrency) and
+zero errors."""
 
 from __future__ import annotations
 
@@ -121,10 +122,13 @@ def main() -> None:
     for name, r in {"in-process engine": base, **rows}.items():
         print(f"| {name} | {r['requests']:.0f} | {r['errors']:.0f} | {r['rps']:.1f} | {r['p50']:.0f} | "
               f"{r['p95']:.0f} | {r['p99']:.0f} | {r['p50'] / base['p50']:.2f}x |")
+    # met when one concurrency sustains both (more clients then only queue: p95 grows, req/s not)
+    clean = all(r["errors"] == 0 for r in rows.values())
+    meeting = [name for name, r in rows.items() if r["rps"] >= 10 and r["p95"] < 1000]
     best = max(rows.values(), key=lambda r: r["rps"])
-    met = best["rps"] >= 10 and best["p95"] < 1000 and all(r["errors"] == 0 for r in rows.values())
-    print(f"\ngoal (10 req/s, p95 < 1 s, no errors): {'met' if met else 'NOT met'} "
-          f"(best {best['rps']:.1f} req/s at p95 {best['p95']:.0f} ms)")
+    print(f"\ngoal (10 req/s with p95 < 1 s at one concurrency, no errors): "
+          f"{'met at ' + meeting[0] if meeting and clean else 'NOT met'} "
+          f"(most throughput: {best['rps']:.1f} req/s at p95 {best['p95']:.0f} ms)")
 
 
 if __name__ == "__main__":
