@@ -34,7 +34,7 @@ def store_sentence_vectors(lib: Library, tick: Callable[[str, int], None],
             left = len(todo) - start
             log.info("stopped: %d papers' sentence vectors are left for the next ingest", left)
             return embedded, left
-        papers = [p for p in (lib.catalog.get(pid) for pid in todo[start:start + PAPERS_PER_SAVE]) if p]
+        papers = list(lib.catalog.get_many(todo[start:start + PAPERS_PER_SAVE]).values())
         rows = [(p.id, s) for p in papers for s in evidence_sentences(scrubbed(p))]
         texts = list(dict.fromkeys(s for _, s in rows))
         vectors = dict(zip(texts, embed_batched(lib.embedder, texts, lib.settings.embedding.batch_size),
