@@ -24,7 +24,9 @@ pytestmark = pytest.mark.integration
 def test_four_workers_answer_with_zero_errors_while_another_process_ingests(tmp_path):
     with chroma_server(tmp_path / "chroma") as chroma_port:
         env = {**os.environ, "RAG_DATA_DIR": str(tmp_path / "index"), "RAG_STORE__MODE": "server",
-               "RAG_STORE__PORT": str(chroma_port), "RAG_STORE__RELOAD_SECONDS": "0.2"}
+               "RAG_STORE__PORT": str(chroma_port), "RAG_STORE__RELOAD_SECONDS": "0.2",
+               # about 400 requests in a minute from one client: this test is not about the rate limit
+               "RAG_SERVICE__RATE_LIMIT_PER_MINUTE": "100000"}
         rag = [sys.executable, "-m", "cli"]
         first = subprocess.run([*rag, "ingest", str(BUNDLED_CORPUS / "002_c30d0852975d4dec.txt")],
                                env=env, capture_output=True, text=True, timeout=600)
